@@ -1,0 +1,27 @@
+// Runs every *.test.ts under the given folders (default: test/) with node's test runner and tsx.
+// Node 20's runner cannot expand globs itself, so the files are listed here.
+import { spawnSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+const files = [];
+const walk = (path) => {
+  if (statSync(path).isFile()) {
+    if (path.endsWith('.test.ts')) files.push(path);
+    return;
+  }
+  for (const entry of readdirSync(path).sort()) {
+    if (entry === 'node_modules' || entry === 'artifacts') continue;
+    walk(join(path, entry));
+  }
+};
+for (const root of roots.length ? roots : ['test']) walk(root);
+
+const result = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...flags, ...files],
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+);
+process.exit(result.status ?? 1);

@@ -1,0 +1,95 @@
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import fp from 'fastify-plugin';
+import { defaultAuthConfig } from './auth/auth.config.ts';
+import { type AuthConfig, createGuards, type GuardDriver, type ProviderDriver } from './auth/guards.ts';
+import { panelAccessCheck } from './auth/panel-access.ts';
+import { tokenGuardDriver } from './auth/token-guard.ts';
+import { loggerOptions } from './http/logging.ts';
+import { authPlugin } from './http/plugins/auth.ts';
+import { errorsPlugin } from './http/plugins/errors.ts';
+import { i18nPlugin } from './http/plugins/i18n.ts';
+import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
+import { postRoutes } from './http/routes/api/posts.ts';
+import { tokenRoutes } from './http/routes/api/tokens.ts';
+import { userRoutes } from './http/routes/api/user.ts';
+import { assetRoutes } from './http/routes/assets.ts';
+import { opsRoutes } from './http/routes/ops.ts';
+import type { Services } from './services.ts';
+import { databaseProviderDriver } from './users/user-provider.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export interface BuildOptions {
+  /** Replaces the guard/provider configuration (see auth/auth.config.ts). */
+  authConfig?: AuthConfig;
+  /** Extra guard and provider drivers, for guards the built-in drivers do not cover. */
+  guardDrivers?: Record<string, GuardDriver>;
+  providerDrivers?: Record<string, ProviderDriver>;
+  /** A stream for JSON log lines (tests capture them); defaults to stdout. */
+  logStream?: NodeJS.WritableStream;
+}
+
+/** Builds the whole HTTP application over ready services. Never listens: server.ts and tests decide. */
+export async function buildApp(services: Services, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const { config } = services;
+  const app = Fastify({
+    logger: {
+      ...loggerOptions(config.logLevel),
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
+    // Fastify's two lines per request are replaced by one (requestLogPlugin) with a redacted URL.
+    logController: new LogController({ disableRequestLogging: true }),
+    trustProxy: config.trustProxy,
+    bodyLimit: config.bodyLimitBytes,
+    // Keys like __proto__ or constructor.prototype in a JSON body are refused (400), not merged.
+    onProtoPoisoning: 'error',
+    onConstructorPoisoning: 'error',
+    return503OnClosing: true,
+    routerOptions: { maxParamLength: 200 },
+  });
+
+  app.decorate('services', services);
+  const db = services.database.db;
+  const { guards, providers } = createGuards(
+    options.authConfig ?? defaultAuthConfig,
+    { token: tokenGuardDriver(db, services.tokens, services.clock), ...options.guardDrivers },
+    {
+      database: databaseProviderDriver(db, { canAccessPanel: panelAccessCheck(config.panelEmailDomains) }),
+      ...options.providerDrivers,
+    },
+  );
+
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: config.bodyLimitBytes });
+  await app.register(i18nPlugin);
+  await app.register(errorsPlugin);
+  await app.register(securityHeadersPlugin);
+  await app.register(authPlugin, { guards, providers });
+  await app.register(requestLogPlugin);
+
+  await app.register(opsRoutes);
+  await app.register(assetRoutes);
+  await app.register(tokenRoutes);
+  await app.register(userRoutes);
+  await app.register(postRoutes);
+
+  app.addHook('onClose', async () => services.close());
+  await app.ready();
+  return app;
+}
+
+/** One log line per request (method, redacted URL, status, time); never headers or bodies. */
+const requestLogPlugin = fp(
+  async (app) => {
+    app.addHook('onResponse', async (request, reply) => {
+      request.log.info({ req: request, res: reply, ms: Math.round(reply.elapsedTime * 10) / 10 }, 'request');
+    });
+  },
+  { name: 'gatehouse-request-log' },
+);

@@ -1,0 +1,53 @@
+import type { Db } from '../db/schema.ts';
+
+/** Who caused an event and from where; passed from the edge into every use case that audits. */
+export interface AuditContext {
+  readonly actorId?: number | null;
+  readonly ip?: string | null;
+  readonly now: number;
+}
+
+export type AuditEvent =
+  | 'user.registered'
+  | 'login.succeeded'
+  | 'login.failed'
+  | 'login.lockout'
+  | 'logout'
+  | 'remember.theft_suspected'
+  | 'password.reset_requested'
+  | 'password.reset'
+  | 'email.verified'
+  | 'token.issued'
+  | 'token.revoked'
+  | 'admin.login.succeeded'
+  | 'admin.login.failed'
+  | 'admin.login.lockout'
+  | 'admin.created'
+  | 'admin.user.verified'
+  | 'admin.user.disabled'
+  | 'admin.user.enabled'
+  | 'admin.user.panel_granted'
+  | 'admin.user.panel_revoked'
+  | 'admin.token.revoked'
+  | 'admin.session.ended';
+
+/** Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies). */
+export async function recordAudit(
+  db: Db,
+  event: AuditEvent,
+  context: AuditContext,
+  subjectId: number | null,
+  details?: Record<string, unknown>,
+): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({
+      event,
+      actor_id: context.actorId ?? null,
+      subject_id: subjectId,
+      ip_address: context.ip ?? null,
+      details: details === undefined ? null : JSON.stringify(details),
+      created_at: context.now,
+    })
+    .execute();
+}

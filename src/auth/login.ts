@@ -1,0 +1,73 @@
+import { type AuditContext, type AuditEvent, recordAudit } from '../audit/audit.ts';
+import type { Db } from '../db/schema.ts';
+import { normaliseEmail, toUser, type User } from '../users/user.ts';
+import { findUserByEmail, updateUser } from '../users/users.repository.ts';
+import type { UserProvider } from './guards.ts';
+import type { PasswordHasher } from './passwords.ts';
+import type { Limit, RateLimiter } from './rate-limiter.ts';
+
+export interface LoginDeps {
+  readonly db: Db;
+  readonly hasher: PasswordHasher;
+  readonly limiter: RateLimiter;
+  readonly limit: Limit;
+}
+
+/** Which door the attempt came through: each has its own throttle and audit event names. */
+export type LoginChannel = 'web' | 'api' | 'admin';
+
+export type LoginResult =
+  | { readonly status: 'ok'; readonly user: User }
+  | { readonly status: 'failed' }
+  | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
+
+const EVENTS: Record<LoginChannel, { ok: AuditEvent; failed: AuditEvent; lockout: AuditEvent }> = {
+  web: { ok: 'login.succeeded', failed: 'login.failed', lockout: 'login.lockout' },
+  api: { ok: 'login.succeeded', failed: 'login.failed', lockout: 'login.lockout' },
+  admin: { ok: 'admin.login.succeeded', failed: 'admin.login.failed', lockout: 'admin.login.lockout' },
+};
+
+/**
+ * Checks credentials after the form passed validation:
+ * per-account throttle (e-mail + IP) → verify → provider check.
+ *
+ * - An attempt is reserved before verifying, so concurrent guesses cannot exceed the limit, and the
+ *   6th attempt is refused even with the right password. Success clears the counter.
+ * - Unknown e-mails verify against a dummy hash and refused accounts (disabled, no panel access) are
+ *   refused only after a full verification, so timing and answer never tell them apart.
+ */
+export async function attemptLogin(
+  deps: LoginDeps,
+  provider: UserProvider,
+  channel: LoginChannel,
+  input: { email: string; password: string },
+  audit: AuditContext,
+): Promise<LoginResult> {
+  const email = normaliseEmail(input.email);
+  const key = `login:${channel}:${email}|${audit.ip ?? ''}`;
+  const events = EVENTS[channel];
+  const attempt = await deps.limiter.attempt(key, deps.limit);
+  if (!attempt.allowed) {
+    if (attempt.firstRefusal) await recordAudit(deps.db, events.lockout, audit, null, { email, channel });
+    return { status: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
+  }
+
+  const row = await findUserByEmail(deps.db, email);
+  let valid = false;
+  if (row === undefined) await deps.hasher.burn(input.password);
+  else valid = await deps.hasher.verify(row.password, input.password);
+  const user = row && valid ? toUser(row) : null;
+
+  if (user === null || !provider.accepts(user)) {
+    await recordAudit(deps.db, events.failed, audit, row?.id ?? null, { email, channel });
+    return { status: 'failed' };
+  }
+
+  await deps.limiter.clear(key);
+  if (deps.hasher.needsRehash(row!.password)) {
+    // Imported bcrypt (or older argon2 parameters): upgrade now that we hold the plaintext.
+    await updateUser(deps.db, user.id, { password: await deps.hasher.hash(input.password) });
+  }
+  await recordAudit(deps.db, events.ok, { ...audit, actorId: user.id }, user.id, { channel });
+  return { status: 'ok', user };
+}

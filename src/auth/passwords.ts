@@ -1,0 +1,62 @@
+import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
+import { compare as bcryptCompare } from '@node-rs/bcrypt';
+import { randomToken } from '../lib/crypto.ts';
+import { Semaphore } from '../lib/semaphore.ts';
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** False for a wrong password or a malformed hash; never throws for bad input. */
+  verify(hash: string, password: string): Promise<boolean>;
+  /** True when the stored hash is not argon2id with the current parameters (e.g. an imported bcrypt hash). */
+  needsRehash(hash: string): boolean;
+  /** Spends the time of one verification against a hash nobody has, so unknown accounts cost the same. */
+  burn(password: string): Promise<void>;
+}
+
+export interface Argon2Params {
+  memoryCost: number;
+  timeCost: number;
+  parallelism: number;
+}
+
+/** OWASP Password Storage Cheat Sheet, argon2id option 2: m=19 MiB, t=2, p=1. */
+export const OWASP_ARGON2ID: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+/**
+ * argon2id hashing on libuv's thread pool (never on the event loop), at most `concurrency` at once:
+ * a flood of logins then queues here instead of taking the CPU from token checks.
+ */
+export function createPasswordHasher(
+  concurrency: number,
+  params: Argon2Params = OWASP_ARGON2ID,
+): PasswordHasher {
+  const pool = new Semaphore(concurrency);
+  // 2 = Algorithm.Argon2id (a const enum, which isolated modules cannot import).
+  const options = { algorithm: 2 as const, ...params };
+  const prefix = `$argon2id$v=19$m=${params.memoryCost},t=${params.timeCost},p=${params.parallelism}$`;
+  let dummy: Promise<string> | undefined;
+
+  const verify = async (stored: string, password: string): Promise<boolean> => {
+    try {
+      if (stored.startsWith('$argon2')) return await pool.run(() => argon2Verify(stored, password));
+      if (/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(stored)) {
+        // Laravel writes $2y$; it is the same algorithm as $2b$, which the binding expects.
+        const normalised = `$2b$${stored.slice(4)}`;
+        return await pool.run(() => bcryptCompare(password, normalised));
+      }
+      return false;
+    } catch {
+      return false;
+    }
+  };
+
+  return {
+    hash: (password) => pool.run(() => argon2Hash(password, options)),
+    verify,
+    needsRehash: (stored) => !stored.startsWith(prefix),
+    async burn(password) {
+      dummy ??= pool.run(() => argon2Hash(randomToken(), options));
+      await verify(await dummy, password);
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import type { Generated, Insertable, Selectable } from 'kysely';
+
+/** Remember-me tokens: selector (lookup) + validator (secret, stored as SHA-256 only). */
+export interface RememberTokensTable {
+  id: Generated<number>;
+  selector: string;
+  validator_hash: string;
+  user_id: number;
+  guard: string;
+  expires_at: number;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+export type RememberTokenRow = Selectable<RememberTokensTable>;
+export type NewRememberTokenRow = Insertable<RememberTokensTable>;

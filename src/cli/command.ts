@@ -1,0 +1,22 @@
+import type { ParseArgsConfig } from 'node:util';
+
+export interface CommandIO {
+  readonly stdout: NodeJS.WritableStream;
+  readonly stderr: NodeJS.WritableStream;
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly env: Record<string, string | undefined>;
+  readonly cwd: string;
+}
+
+export interface Command {
+  readonly name: string;
+  readonly summary: string;
+  readonly usage: string;
+  readonly options?: ParseArgsConfig['options'];
+  readonly allowPositionals?: boolean;
+  /** Resolves to the exit code. Throw CommandError for a one-line failure. */
+  run(args: { values: Record<string, unknown>; positionals: string[] }, io: CommandIO): Promise<number>;
+}
+
+/** A failure reported as one line on stderr with a non-zero exit, never a stack trace. */
+export class CommandError extends Error {}

@@ -1,0 +1,83 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.ts';
+import type { Database } from './schema.ts';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface DatabaseHandle {
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** Cheap liveness probe for /ready. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (COUNT(*), bigint timestamps) arrives as a string by default; our values fit in a double.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+  return config.dialect === 'sqlite' ? openSqlite(config.filename) : openPostgres(config.url);
+}
+
+function openSqlite(filename: string): DatabaseHandle {
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const sqlite = new SqliteDatabase(filename);
+  // WAL lets readers run during a write; NORMAL sync is durable across a process crash (kill -9),
+  // which is the failure a service sees, and far faster than FULL.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return {
+    db,
+    dialect: 'sqlite',
+    async ping() {
+      sqlite.prepare('select 1').get();
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Kysely prepares every statement anew; preparing costs more than running a primary-key lookup.
+ * Statements are cached by their SQL text (bounded, least recently added evicted first).
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): SqliteDatabase.Database {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  const prepare = (source: string) => {
+    let statement = cache.get(source);
+    if (statement === undefined) {
+      statement = sqlite.prepare(source);
+      if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
+      cache.set(source, statement);
+    }
+    return statement;
+  };
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property === 'prepare') return prepare;
+      const value = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
+function openPostgres(url: string): DatabaseHandle {
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  // A dropped idle connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: 'postgres',
+    async ping() {
+      await pool.query('select 1');
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,23 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AuditLogTable } from '../audit/audit.table.ts';
+import type { PersonalAccessTokensTable } from '../auth/access-tokens.table.ts';
+import type { PasswordResetTokensTable } from '../auth/password-resets.table.ts';
+import type { RememberTokensTable } from '../auth/remember-tokens.table.ts';
+import type { SessionsTable } from '../auth/sessions.table.ts';
+import type { MailOutboxTable } from '../mail/outbox.table.ts';
+import type { PostsTable } from '../posts/posts.table.ts';
+import type { UsersTable } from '../users/users.table.ts';
+
+export interface Database {
+  users: UsersTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+  posts: PostsTable;
+  sessions: SessionsTable;
+  remember_tokens: RememberTokensTable;
+  password_reset_tokens: PasswordResetTokensTable;
+  mail_outbox: MailOutboxTable;
+  audit_log: AuditLogTable;
+}
+
+/** A connection or an open transaction: domain functions take either, so use cases decide the boundary. */
+export type Db = Kysely<Database> | Transaction<Database>;

@@ -1,0 +1,30 @@
+import type { FastifyInstance } from 'fastify';
+import { field, rules, validate } from '../../../lib/validation.ts';
+import { createPost, listPosts } from '../../../posts/posts.service.ts';
+import { API_GUARDS, apiThrottle, requireJson } from './support.ts';
+
+const postSchema = {
+  title: field.required(rules.string(), rules.max(255)),
+  body: field.required(rules.string(), rules.max(65535)),
+};
+
+export async function postRoutes(app: FastifyInstance) {
+  const { database, clock } = app.services;
+  const throttle = apiThrottle(app);
+
+  app.get(
+    '/api/posts',
+    { preHandler: [app.requireAuth(API_GUARDS, { ability: 'posts:read' }), throttle] },
+    async (request) => ({ data: await listPosts(database.db, request.identity!.user.id) }),
+  );
+
+  app.post(
+    '/api/posts',
+    { preHandler: [app.requireAuth(API_GUARDS, { ability: 'posts:write' }), throttle, requireJson] },
+    async (request, reply) => {
+      const input = validate<{ title: string; body: string }>(request.body, postSchema, request.t);
+      const post = await createPost(database.db, request.identity!.user.id, input, clock.now());
+      return reply.code(201).send({ data: post });
+    },
+  );
+}

@@ -1,0 +1,99 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import i18next, { type TFunction } from 'i18next';
+
+export const SUPPORTED_LOCALES = ['en', 'de', 'fr', 'es'] as const;
+export type Locale = (typeof SUPPORTED_LOCALES)[number];
+
+export type Translate = TFunction;
+
+const langFolder = join(dirname(fileURLToPath(import.meta.url)), 'lang');
+
+/** lang/<locale>/<group>.json → { group: {...} }, so keys read like Laravel's: `auth.failed`. */
+export function loadCatalog(locale: string): Record<string, unknown> {
+  const folder = join(langFolder, locale);
+  const catalog: Record<string, unknown> = {};
+  for (const file of readdirSync(folder).filter((f) => f.endsWith('.json'))) {
+    catalog[file.replace(/\.json$/, '')] = JSON.parse(readFileSync(join(folder, file), 'utf8'));
+  }
+  return catalog;
+}
+
+export interface I18n {
+  readonly locales: readonly Locale[];
+  readonly defaultLocale: Locale;
+  /** A translator fixed to one language (cached), falling back to the fallback locale per key. */
+  translator(locale: string): Translate;
+}
+
+export function createI18n(defaultLocale: string, fallbackLocale: string): I18n {
+  const instance = i18next.createInstance();
+  const resources = Object.fromEntries(SUPPORTED_LOCALES.map((l) => [l, { translation: loadCatalog(l) }]));
+  void instance.init({
+    resources,
+    lng: defaultLocale,
+    fallbackLng: fallbackLocale,
+    supportedLngs: [...SUPPORTED_LOCALES],
+    initAsync: false,
+    // Output is escaped by the views, not here: JSON messages must not carry HTML entities.
+    interpolation: { escapeValue: false },
+    returnNull: false,
+    showSupportNotice: false,
+  });
+  const translators = new Map<string, Translate>();
+  return {
+    locales: SUPPORTED_LOCALES,
+    defaultLocale: asLocale(defaultLocale) ?? 'en',
+    translator(locale) {
+      let t = translators.get(locale);
+      if (t === undefined) {
+        t = instance.getFixedT(locale);
+        translators.set(locale, t);
+      }
+      return t;
+    },
+  };
+}
+
+export function asLocale(value: string | undefined | null): Locale | null {
+  if (!value) return null;
+  const base = value.trim().toLowerCase().slice(0, 2);
+  return (SUPPORTED_LOCALES as readonly string[]).includes(base) &&
+    /^[a-z]{2}([-_][a-z0-9]+)?$/i.test(value.trim())
+    ? (base as Locale)
+    : null;
+}
+
+/**
+ * The request's language: `?lang=` (the caller remembers it in a cookie), else the `locale` cookie,
+ * else the best supported `Accept-Language` entry, else the default.
+ */
+export function negotiateLocale(
+  input: { query?: string | undefined; cookie?: string | undefined; acceptLanguage?: string | undefined },
+  fallback: Locale,
+): { locale: Locale; fromQuery: boolean } {
+  const fromQuery = asLocale(input.query);
+  if (fromQuery) return { locale: fromQuery, fromQuery: true };
+  const fromCookie = asLocale(input.cookie);
+  if (fromCookie) return { locale: fromCookie, fromQuery: false };
+  return { locale: fromAcceptLanguage(input.acceptLanguage) ?? fallback, fromQuery: false };
+}
+
+function fromAcceptLanguage(header: string | undefined): Locale | null {
+  if (!header || header.length > 1000) return null;
+  const ranked = header
+    .split(',')
+    .map((part, index) => {
+      const [tag = '', ...params] = part.trim().split(';');
+      const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+      return { tag: tag.trim(), q: q === undefined ? 1 : Number(q), index };
+    })
+    .filter((entry) => entry.q > 0 && !Number.isNaN(entry.q))
+    .sort((a, b) => b.q - a.q || a.index - b.index);
+  for (const entry of ranked) {
+    const locale = asLocale(entry.tag);
+    if (locale) return locale;
+  }
+  return null;
+}

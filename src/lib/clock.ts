@@ -1,0 +1,19 @@
+/** Time source in epoch milliseconds; tests pass a fake one to cross expiry boundaries without sleeping. */
+export interface Clock {
+  now(): number;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export function fakeClock(start = Date.now()): Clock & { advance(ms: number): void; set(ms: number): void } {
+  let current = start;
+  return {
+    now: () => current,
+    advance(ms) {
+      current += ms;
+    },
+    set(ms) {
+      current = ms;
+    },
+  };
+}

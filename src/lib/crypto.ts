@@ -1,0 +1,43 @@
+import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+
+const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** Uniformly random [A-Za-z0-9] string (randomInt rejects biased draws; 40 chars ≈ 238 bits). */
+export function randomAlnum(length: number): string {
+  let out = '';
+  for (let i = 0; i < length; i++) out += ALNUM[randomInt(ALNUM.length)];
+  return out;
+}
+
+/** URL-safe random string carrying `bytes` bytes of entropy. */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value).digest('hex');
+}
+
+export function sha1Hex(value: string): string {
+  return createHash('sha1').update(value).digest('hex');
+}
+
+export function hmacSha256Hex(key: Buffer, value: string): string {
+  return createHmac('sha256', key).update(value).digest('hex');
+}
+
+/** crc32b as 8 lowercase hex digits, the checksum Sanctum appends to token secrets. */
+export function crc32Hex(value: string): string {
+  return crc32(value).toString(16).padStart(8, '0');
+}
+
+/**
+ * Constant-time string equality. Both sides are hashed first so that the comparison never
+ * short-circuits on length and timingSafeEqual always sees equal-length buffers.
+ */
+export function safeEqual(a: string, b: string): boolean {
+  const left = createHash('sha256').update(a).digest();
+  const right = createHash('sha256').update(b).digest();
+  return timingSafeEqual(left, right) && a.length === b.length;
+}

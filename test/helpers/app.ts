@@ -1,0 +1,173 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { type BuildOptions, buildApp } from '../../src/app.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { migrateToLatest } from '../../src/db/migrator.ts';
+import type { Db } from '../../src/db/schema.ts';
+import { createServices, type ServiceOverrides, type Services } from '../../src/services.ts';
+import { availableDialects, createTestDatabase, type DialectName, type TestDatabase } from './databases.ts';
+
+export const TEST_APP_KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64');
+
+export interface TestApp {
+  readonly app: FastifyInstance;
+  readonly services: Services;
+  readonly config: Config;
+  readonly db: Db;
+  readonly dialect: DialectName;
+  /** Every JSON log line the app wrote. */
+  readonly logs: string[];
+  createUser(
+    input?: Partial<NewTestUser>,
+  ): Promise<{ id: number; email: string; password: string; name: string }>;
+  /** Issues a token through POST /api/tokens; returns the plaintext. */
+  issueToken(email: string, password: string, extra?: Record<string, unknown>): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface NewTestUser {
+  name: string;
+  email: string;
+  password: string;
+  verified: boolean;
+  panelAccess: boolean;
+  locale: string;
+}
+
+let counter = 0;
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  overrides?: ServiceOverrides;
+  build?: BuildOptions;
+  /** Reuse an existing database (a second instance over the same data). */
+  databaseUrl?: string;
+}
+
+/** A migrated database of its own and an app over it, driven with app.inject(). */
+export async function createTestApp(dialect: DialectName, options: TestAppOptions = {}): Promise<TestApp> {
+  const database: TestDatabase | null = options.databaseUrl ? null : await createTestDatabase(dialect);
+  const storage = mkdtempSync(join(tmpdir(), 'gatehouse-storage-'));
+  const config = loadConfig(
+    {
+      DATABASE_URL: options.databaseUrl ?? database!.url,
+      APP_KEY: TEST_APP_KEY,
+      APP_URL: 'http://gatehouse.test',
+      STORAGE_PATH: storage,
+      LOG_LEVEL: 'info',
+      ...options.env,
+    },
+    { readDotEnv: false },
+  );
+  const services = createServices(config, options.overrides);
+  await migrateToLatest(services.database.db);
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  const app = await buildApp(services, { logStream, ...options.build });
+  const db = services.database.db;
+
+  const testApp: TestApp = {
+    app,
+    services,
+    config,
+    db,
+    dialect,
+    logs,
+    async createUser(input = {}) {
+      counter++;
+      const user = {
+        name: input.name ?? `User ${counter}`,
+        email: (input.email ?? `user${counter}-${Date.now()}@example.com`).toLowerCase(),
+        password: input.password ?? 'correct horse battery',
+      };
+      const now = services.clock.now();
+      const row = await db
+        .insertInto('users')
+        .values({
+          name: user.name,
+          email: user.email,
+          password: await services.hasher.hash(user.password),
+          email_verified_at: input.verified === false ? null : now,
+          locale: input.locale ?? 'en',
+          can_access_panel: input.panelAccess ? 1 : 0,
+          disabled_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      return { id: row.id, ...user };
+    },
+    async issueToken(email, password, extra = {}) {
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        payload: { email, password, device_name: 'test-device', ...extra },
+      });
+      if (response.statusCode !== 200)
+        throw new Error(`token issue failed: ${response.statusCode} ${response.body}`);
+      return response.json().token as string;
+    },
+    async close() {
+      await app.close();
+      await database?.drop();
+      rmSync(storage, { recursive: true, force: true });
+    },
+  };
+  return testApp;
+}
+
+/**
+ * Runs `suite` once per available dialect (SQLite always; PostgreSQL when reachable, required in CI),
+ * each against its own freshly migrated database.
+ */
+export async function describeEachDialect(
+  title: string,
+  suite: (ctx: () => TestApp, dialect: DialectName) => void,
+  options: TestAppOptions = {},
+): Promise<void> {
+  for (const { name, skip } of await availableDialects()) {
+    describe(`${title} [${name}]`, { skip }, () => {
+      let current: TestApp | undefined;
+      before(async () => {
+        current = await createTestApp(name, options);
+      });
+      after(async () => {
+        await current?.close();
+      });
+      suite(() => {
+        if (!current) throw new Error('test app not ready');
+        return current;
+      }, name);
+    });
+  }
+}
+
+/** Row count of a table, for asserting that rejected requests change nothing. */
+export async function countRows(
+  db: Db,
+  table:
+    | 'users'
+    | 'personal_access_tokens'
+    | 'posts'
+    | 'sessions'
+    | 'remember_tokens'
+    | 'password_reset_tokens'
+    | 'mail_outbox'
+    | 'audit_log',
+): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
