@@ -2,20 +2,25 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import fp from 'fastify-plugin';
-import { defaultAuthConfig } from './auth/auth.config.ts';
+import { authConfig } from './auth/auth.config.ts';
 import { type AuthConfig, createGuards, type GuardDriver, type ProviderDriver } from './auth/guards.ts';
 import { panelAccessCheck } from './auth/panel-access.ts';
+import { sessionGuardDriver } from './auth/session-guard.ts';
 import { tokenGuardDriver } from './auth/token-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { authPlugin } from './http/plugins/auth.ts';
+import { csrfPlugin } from './http/plugins/csrf.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
 import { i18nPlugin } from './http/plugins/i18n.ts';
 import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
+import { sessionPlugin } from './http/plugins/session.ts';
 import { postRoutes } from './http/routes/api/posts.ts';
 import { tokenRoutes } from './http/routes/api/tokens.ts';
 import { userRoutes } from './http/routes/api/user.ts';
 import { assetRoutes } from './http/routes/assets.ts';
 import { opsRoutes } from './http/routes/ops.ts';
+import { dashboardRoutes } from './http/routes/web/dashboard.ts';
+import { loginRoutes } from './http/routes/web/login.ts';
 import type { Services } from './services.ts';
 import { databaseProviderDriver } from './users/user-provider.ts';
 
@@ -56,9 +61,14 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   app.decorate('services', services);
   const db = services.database.db;
+  const auth = options.authConfig ?? authConfig(config);
   const { guards, providers } = createGuards(
-    options.authConfig ?? defaultAuthConfig,
-    { token: tokenGuardDriver(db, services.tokens, services.clock), ...options.guardDrivers },
+    auth,
+    {
+      token: tokenGuardDriver(db, services.tokens, services.clock),
+      session: sessionGuardDriver,
+      ...options.guardDrivers,
+    },
     {
       database: databaseProviderDriver(db, { canAccessPanel: panelAccessCheck(config.panelEmailDomains) }),
       ...options.providerDrivers,
@@ -71,6 +81,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(errorsPlugin);
   await app.register(securityHeadersPlugin);
   await app.register(authPlugin, { guards, providers });
+  await app.register(sessionPlugin, { auth, providers });
+  await app.register(csrfPlugin);
   await app.register(requestLogPlugin);
 
   await app.register(opsRoutes);
@@ -78,6 +90,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(tokenRoutes);
   await app.register(userRoutes);
   await app.register(postRoutes);
+  await app.register(loginRoutes);
+  await app.register(dashboardRoutes);
 
   app.addHook('onClose', async () => services.close());
   await app.ready();

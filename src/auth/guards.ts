@@ -33,6 +33,8 @@ export interface UserProvider {
 export interface GuardConfig {
   readonly driver: string;
   readonly provider: string;
+  /** Driver-specific options (cookie names, login path, lifetimes for session guards). */
+  readonly [option: string]: unknown;
 }
 
 export interface ProviderConfig {

@@ -1,0 +1,97 @@
+import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import type { Db } from '../db/schema.ts';
+import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
+
+/**
+ * Remember-me tokens as selector + validator (Paragon's "split token"): the selector finds the row
+ * without a timing-sensitive comparison; only SHA-256 of the validator is stored and it is compared
+ * in constant time. Each use replaces the validator, so a replayed old cookie is proof of theft.
+ */
+export type RememberResult =
+  | { status: 'ok'; userId: number; cookie: string }
+  | { status: 'invalid' }
+  | { status: 'theft'; userId: number };
+
+const MINUTE = 60_000;
+
+function parse(cookie: string | undefined): { selector: string; validator: string } | null {
+  const match = cookie ? /^([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/.exec(cookie) : null;
+  return match ? { selector: match[1]!, validator: match[2]! } : null;
+}
+
+export async function issueRememberToken(
+  db: Db,
+  guard: string,
+  userId: number,
+  lifetimeMinutes: number,
+  now: number,
+): Promise<string> {
+  const selector = randomToken(12);
+  const validator = randomToken(32);
+  await db
+    .insertInto('remember_tokens')
+    .values({
+      selector,
+      validator_hash: sha256Hex(validator),
+      user_id: userId,
+      guard,
+      expires_at: now + lifetimeMinutes * MINUTE,
+      created_at: now,
+      last_used_at: null,
+    })
+    .execute();
+  return `${selector}.${validator}`;
+}
+
+/**
+ * Trades a remember cookie for its user and a fresh cookie. A known selector with a wrong validator
+ * means an old cookie was replayed (or a race lost): all of that user's remember tokens are revoked.
+ */
+export async function consumeRememberToken(
+  db: Db,
+  guard: string,
+  cookie: string | undefined,
+  audit: AuditContext,
+): Promise<RememberResult> {
+  const parsed = parse(cookie);
+  if (parsed === null) return { status: 'invalid' };
+  const row = await db
+    .selectFrom('remember_tokens')
+    .selectAll()
+    .where('selector', '=', parsed.selector)
+    .executeTakeFirst();
+  if (row === undefined || row.guard !== guard) return { status: 'invalid' };
+  if (row.expires_at <= audit.now) {
+    await db.deleteFrom('remember_tokens').where('id', '=', row.id).execute();
+    return { status: 'invalid' };
+  }
+  const presented = sha256Hex(parsed.validator);
+  if (safeEqual(presented, row.validator_hash)) {
+    const validator = randomToken(32);
+    // Compare-and-swap: of several concurrent uses of one cookie exactly one rotates it.
+    const swapped = await db
+      .updateTable('remember_tokens')
+      .set({ validator_hash: sha256Hex(validator), last_used_at: audit.now })
+      .where('id', '=', row.id)
+      .where('validator_hash', '=', row.validator_hash)
+      .executeTakeFirst();
+    if (swapped.numUpdatedRows === 1n)
+      return { status: 'ok', userId: row.user_id, cookie: `${parsed.selector}.${validator}` };
+  }
+  await revokeRememberTokens(db, row.user_id, guard);
+  await recordAudit(db, 'remember.theft_suspected', audit, row.user_id, { guard });
+  return { status: 'theft', userId: row.user_id };
+}
+
+/** Forgets the token behind one cookie (logout). */
+export async function forgetRememberToken(db: Db, cookie: string | undefined): Promise<void> {
+  const parsed = parse(cookie);
+  if (parsed) await db.deleteFrom('remember_tokens').where('selector', '=', parsed.selector).execute();
+}
+
+export async function revokeRememberTokens(db: Db, userId: number, guard?: string): Promise<number> {
+  let query = db.deleteFrom('remember_tokens').where('user_id', '=', userId);
+  if (guard !== undefined) query = query.where('guard', '=', guard);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

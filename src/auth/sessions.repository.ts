@@ -1,0 +1,62 @@
+import type { Db } from '../db/schema.ts';
+import type { NewSessionRow, SessionRow } from './sessions.table.ts';
+
+export function findSessionRow(db: Db, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function insertSessionRow(db: Db, row: NewSessionRow): Promise<void> {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+export async function updateSessionRow(
+  db: Db,
+  id: string,
+  changes: { data?: string; last_activity?: number },
+): Promise<void> {
+  await db.updateTable('sessions').set(changes).where('id', '=', id).execute();
+}
+
+/** Conditional so concurrent requests (or instances) write last_activity at most once a minute. */
+export async function touchSessionRow(db: Db, id: string, now: number, notAfter: number): Promise<void> {
+  await db
+    .updateTable('sessions')
+    .set({ last_activity: now })
+    .where('id', '=', id)
+    .where('last_activity', '<=', notAfter)
+    .execute();
+}
+
+export async function deleteSessionRow(db: Db, id: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id', '=', id).execute();
+}
+
+export async function deleteSessionsOfUser(db: Db, userId: number, guard?: string): Promise<number> {
+  let query = db.deleteFrom('sessions').where('user_id', '=', userId);
+  if (guard !== undefined) query = query.where('guard', '=', guard);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export function listSessionsOfUser(db: Db, userId: number): Promise<SessionRow[]> {
+  return db
+    .selectFrom('sessions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('last_activity', 'desc')
+    .execute();
+}
+
+export async function deleteSessionsIdleSince(
+  db: Db,
+  guard: string,
+  idleBefore: number,
+  createdBefore: number,
+): Promise<number> {
+  const result = await db
+    .deleteFrom('sessions')
+    .where('guard', '=', guard)
+    .where((eb) => eb.or([eb('last_activity', '<', idleBefore), eb('created_at', '<', createdBefore)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

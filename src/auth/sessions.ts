@@ -1,0 +1,157 @@
+import type { Db } from '../db/schema.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import {
+  deleteSessionRow,
+  deleteSessionsIdleSince,
+  deleteSessionsOfUser,
+  findSessionRow,
+  insertSessionRow,
+  listSessionsOfUser,
+  touchSessionRow,
+  updateSessionRow,
+} from './sessions.repository.ts';
+import type { SessionRow } from './sessions.table.ts';
+
+export interface SessionLifetimes {
+  /** Minutes without activity after which the session is dead (SESSION_LIFETIME / ADMIN_SESSION_LIFETIME). */
+  readonly idleMinutes: number;
+  /** Minutes after creation after which it is dead regardless of activity. */
+  readonly absoluteMinutes: number;
+}
+
+export type SessionData = Record<string, unknown>;
+
+export interface Session {
+  /** SHA-256 of the cookie value; the cookie value itself exists only in the browser. */
+  readonly key: string;
+  readonly guard: string;
+  readonly userId: number | null;
+  readonly data: SessionData;
+  readonly createdAt: number;
+  readonly lastActivity: number;
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+const MINUTE = 60_000;
+/** last_activity is refreshed at most this often: reading a page must not mean writing a row. */
+const TOUCH_INTERVAL = MINUTE;
+
+/** A new cookie value: 256 bits from the CSPRNG, far beyond guessing. */
+export function newSessionId(): string {
+  return randomToken(32);
+}
+
+export function sessionKey(plainId: string): string {
+  return sha256Hex(plainId);
+}
+
+/** Cookie values we could have issued: anything else is ignored without a database lookup. */
+export function isSessionId(value: string | undefined): value is string {
+  return value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value);
+}
+
+/**
+ * The live session of `guard` behind a cookie value, or null when unknown, owned by another guard,
+ * idle too long or past its absolute lifetime (dead rows are deleted on sight).
+ */
+export async function findSession(
+  db: Db,
+  guard: string,
+  plainId: string,
+  lifetimes: SessionLifetimes,
+  now: number,
+): Promise<Session | null> {
+  const row = await findSessionRow(db, sessionKey(plainId));
+  if (row === undefined || row.guard !== guard) return null;
+  if (
+    row.last_activity + lifetimes.idleMinutes * MINUTE <= now ||
+    row.created_at + lifetimes.absoluteMinutes * MINUTE <= now
+  ) {
+    await deleteSessionRow(db, row.id);
+    return null;
+  }
+  if (row.last_activity <= now - TOUCH_INTERVAL) {
+    touchSessionRow(db, row.id, now, now - TOUCH_INTERVAL).catch(() => {});
+  }
+  return toSession(row);
+}
+
+export interface SessionMeta {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
+export async function createSession(
+  db: Db,
+  guard: string,
+  plainId: string,
+  userId: number | null,
+  data: SessionData,
+  meta: SessionMeta,
+  now: number,
+): Promise<Session> {
+  const row: SessionRow = {
+    id: sessionKey(plainId),
+    guard,
+    user_id: userId,
+    data: JSON.stringify(data),
+    ip_address: meta.ip?.slice(0, 45) ?? null,
+    user_agent: meta.userAgent?.slice(0, 512) ?? null,
+    created_at: now,
+    last_activity: now,
+  };
+  await insertSessionRow(db, row);
+  return toSession(row);
+}
+
+export function saveSessionData(db: Db, key: string, data: SessionData, now: number): Promise<void> {
+  return updateSessionRow(db, key, { data: JSON.stringify(data), last_activity: now });
+}
+
+export function destroySession(db: Db, key: string): Promise<void> {
+  return deleteSessionRow(db, key);
+}
+
+/** Ends every session of a user (password reset, disable, "log out everywhere"). */
+export function destroyUserSessions(db: Db, userId: number, guard?: string): Promise<number> {
+  return deleteSessionsOfUser(db, userId, guard);
+}
+
+export async function listUserSessions(db: Db, userId: number): Promise<Session[]> {
+  return (await listSessionsOfUser(db, userId)).map(toSession);
+}
+
+export function pruneSessions(
+  db: Db,
+  guard: string,
+  lifetimes: SessionLifetimes,
+  now: number,
+): Promise<number> {
+  return deleteSessionsIdleSince(
+    db,
+    guard,
+    now - lifetimes.idleMinutes * MINUTE,
+    now - lifetimes.absoluteMinutes * MINUTE,
+  );
+}
+
+function toSession(row: SessionRow): Session {
+  let data: SessionData = {};
+  try {
+    const parsed: unknown = JSON.parse(row.data);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) data = parsed as SessionData;
+  } catch {
+    // A corrupt payload degrades to an empty session rather than an error page.
+  }
+  return {
+    key: row.id,
+    guard: row.guard,
+    userId: row.user_id,
+    data,
+    createdAt: row.created_at,
+    lastActivity: row.last_activity,
+    ip: row.ip_address,
+    userAgent: row.user_agent,
+  };
+}

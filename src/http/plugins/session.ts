@@ -1,0 +1,86 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { AuthConfig, UserProvider } from '../../auth/guards.ts';
+import { HttpSession, type SessionGuardSettings } from '../session/http-session.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    sessionGuards: ReadonlyMap<string, SessionGuardSettings>;
+  }
+  interface FastifyRequest {
+    /** This request's session for a session guard (created on first use; call `load()` before reading it). */
+    sessionOf(guard: string): HttpSession;
+  }
+}
+
+const kSessions = Symbol('gatehouse.sessions');
+type WithSessions = FastifyRequest & { [kSessions]?: Map<string, HttpSession> };
+
+/** Every `session`-driver guard of the auth config, with its cookie names and lifetimes. */
+export function sessionGuardSettings(auth: AuthConfig, absoluteMinutes: number, rememberMinutes: number) {
+  const settings = new Map<string, SessionGuardSettings>();
+  for (const [guard, config] of Object.entries(auth.guards)) {
+    if (config.driver !== 'session') continue;
+    settings.set(guard, {
+      guard,
+      cookie: String(config['cookie']),
+      rememberCookie: String(config['rememberCookie']),
+      loginPath: String(config['loginPath']),
+      lifetimes: { idleMinutes: Number(config['idleMinutes']), absoluteMinutes },
+      rememberMinutes,
+      ...(config['xsrfCookie'] ? { xsrfCookie: String(config['xsrfCookie']) } : {}),
+    });
+  }
+  return settings;
+}
+
+export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<string, UserProvider> }>(
+  async (app, options) => {
+    const { config } = app.services;
+    const settings = sessionGuardSettings(
+      options.auth,
+      config.sessionAbsoluteLifetimeMinutes,
+      config.rememberLifetimeMinutes,
+    );
+    app.decorate('sessionGuards', settings);
+
+    app.decorateRequest('sessionOf', function (this: WithSessions, guard: string) {
+      let sessions = this[kSessions];
+      if (sessions === undefined) {
+        sessions = new Map();
+        this[kSessions] = sessions;
+      }
+      let session = sessions.get(guard);
+      if (session === undefined) {
+        const guardSettings = settings.get(guard);
+        if (!guardSettings) throw new Error(`"${guard}" is not a session guard`);
+        const provider = options.providers.get(String(options.auth.guards[guard]?.provider));
+        if (!provider) throw new Error(`No provider for session guard "${guard}"`);
+        session = new HttpSession(this, app.services, provider, guardSettings);
+        sessions.set(guard, session);
+      }
+      return session;
+    });
+
+    app.addHook('onRequest', async (request) => {
+      request.loadSession = async (guard: string) => {
+        const session = await request.sessionOf(guard).load();
+        return { userId: session.userId };
+      };
+      request.redirectToLogin = async (reply: FastifyReply, guard: string) => {
+        const target = settings.get(guard)?.loginPath ?? '/login';
+        const session = await request.sessionOf(settings.has(guard) ? guard : 'web').load();
+        // Only our own GET URLs are remembered, so the post-login redirect can never leave the site.
+        if (request.method === 'GET') session.put('intended', request.url);
+        return reply.redirect(target);
+      };
+    });
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      const sessions = (request as WithSessions)[kSessions];
+      if (sessions) for (const session of sessions.values()) await session.commit(reply);
+      return payload;
+    });
+  },
+  { name: 'gatehouse-session', dependencies: ['@fastify/cookie', 'gatehouse-auth'] },
+);

@@ -1,0 +1,272 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { csrfTokenFor, csrfTokenMatches } from '../../auth/csrf.ts';
+import type { UserProvider } from '../../auth/guards.ts';
+import { consumeRememberToken, forgetRememberToken, issueRememberToken } from '../../auth/remember-me.ts';
+import {
+  createSession,
+  destroySession,
+  findSession,
+  isSessionId,
+  newSessionId,
+  type Session,
+  type SessionData,
+  type SessionLifetimes,
+  saveSessionData,
+} from '../../auth/sessions.ts';
+import type { Services } from '../../services.ts';
+
+/** How one session guard (web, admin) lives in a browser. */
+export interface SessionGuardSettings {
+  readonly guard: string;
+  /** Cookie names as configured; `__Host-` is prepended when APP_URL is https. */
+  readonly cookie: string;
+  readonly rememberCookie: string;
+  readonly loginPath: string;
+  readonly lifetimes: SessionLifetimes;
+  readonly rememberMinutes: number;
+  /** A JavaScript-readable cookie mirroring the CSRF token (Sanctum's XSRF-TOKEN), for SPAs. */
+  readonly xsrfCookie?: string;
+}
+
+const FLASH = '_flash';
+
+/**
+ * One guard's session on one request: loaded lazily (at most once), written back only when something
+ * changed (onSend). Guests get a cookie id without a database row until they have something to keep,
+ * so anonymous page views cost no writes.
+ */
+export class HttpSession {
+  #plainId: string | null = null;
+  #stored: Session | null = null;
+  #data: SessionData = {};
+  #oldFlash: Record<string, unknown> = {};
+  #dirty = false;
+  #sendIdCookie = false;
+  /** undefined: leave the remember cookie alone; null: clear it; string: set it. */
+  #rememberOut: string | null | undefined = undefined;
+  #loading: Promise<this> | null = null;
+
+  constructor(
+    private readonly request: FastifyRequest,
+    private readonly services: Services,
+    private readonly provider: UserProvider,
+    readonly settings: SessionGuardSettings,
+  ) {
+    const presented = request.cookies[this.cookieName];
+    if (isSessionId(presented)) this.#plainId = presented;
+  }
+
+  get cookieName(): string {
+    return this.services.config.secureCookies ? `__Host-${this.settings.cookie}` : this.settings.cookie;
+  }
+
+  get rememberCookieName(): string {
+    return this.services.config.secureCookies
+      ? `__Host-${this.settings.rememberCookie}`
+      : this.settings.rememberCookie;
+  }
+
+  get userId(): number | null {
+    return this.#stored?.userId ?? null;
+  }
+
+  /** The database row's key (sha256 of the cookie), for "end this session" actions. */
+  get key(): string | null {
+    return this.#stored?.key ?? null;
+  }
+
+  load(): Promise<this> {
+    this.#loading ??= this.#load();
+    return this.#loading;
+  }
+
+  async #load(): Promise<this> {
+    const { db } = this.services.database;
+    const now = this.services.clock.now();
+    const presented = this.#plainId;
+    if (presented !== null) {
+      this.#stored = await findSession(db, this.settings.guard, presented, this.settings.lifetimes, now);
+      if (this.#stored) {
+        this.#data = { ...this.#stored.data };
+        const flash = this.#data[FLASH];
+        if (flash && typeof flash === 'object') {
+          // Flash data lives for exactly one following request.
+          this.#oldFlash = flash as Record<string, unknown>;
+          delete this.#data[FLASH];
+          this.#dirty = true;
+        }
+      }
+    }
+    if (this.userId === null && this.request.cookies[this.rememberCookieName] !== undefined) {
+      await this.#restoreFromRememberCookie(now);
+    }
+    return this;
+  }
+
+  async #restoreFromRememberCookie(now: number): Promise<void> {
+    const { db } = this.services.database;
+    const result = await consumeRememberToken(
+      db,
+      this.settings.guard,
+      this.request.cookies[this.rememberCookieName],
+      {
+        ip: this.request.ip,
+        now,
+      },
+    );
+    if (result.status !== 'ok' || (await this.provider.retrieveById(result.userId)) === null) {
+      this.#rememberOut = null;
+      return;
+    }
+    await this.#startAuthenticated(result.userId, now);
+    this.#rememberOut = result.cookie;
+  }
+
+  /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
+  csrfToken(): string {
+    if (this.#plainId === null) {
+      this.#plainId = newSessionId();
+      this.#sendIdCookie = true;
+    }
+    return csrfTokenFor(this.services.config.appKey, this.settings.guard, this.#plainId);
+  }
+
+  csrfMatches(presented: unknown): boolean {
+    return (
+      this.#plainId !== null &&
+      csrfTokenMatches(this.services.config.appKey, this.settings.guard, this.#plainId, presented)
+    );
+  }
+
+  get(key: string): unknown {
+    return this.#data[key];
+  }
+
+  put(key: string, value: unknown): void {
+    this.#data[key] = value;
+    this.#dirty = true;
+  }
+
+  pull(key: string): unknown {
+    const value = this.#data[key];
+    if (value !== undefined) {
+      delete this.#data[key];
+      this.#dirty = true;
+    }
+    return value;
+  }
+
+  /** Shown on the next request only (status messages after a redirect). */
+  flash(key: string, value: unknown): void {
+    const flash = (this.#data[FLASH] as Record<string, unknown> | undefined) ?? {};
+    this.#data[FLASH] = { ...flash, [key]: value };
+    this.#dirty = true;
+  }
+
+  flashed(key: string): unknown {
+    return this.#oldFlash[key];
+  }
+
+  /**
+   * Logs `userId` in: the old session row is destroyed and a new id issued (session fixation defence:
+   * an id known before login is worthless after it), optionally with a remember-me cookie.
+   */
+  async login(userId: number, remember: boolean): Promise<void> {
+    await this.load();
+    const now = this.services.clock.now();
+    const { db } = this.services.database;
+    if (this.request.cookies[this.rememberCookieName] !== undefined) {
+      await forgetRememberToken(db, this.request.cookies[this.rememberCookieName]);
+      this.#rememberOut = null;
+    }
+    await this.#startAuthenticated(userId, now);
+    if (remember) {
+      this.#rememberOut = await issueRememberToken(
+        db,
+        this.settings.guard,
+        userId,
+        this.settings.rememberMinutes,
+        now,
+      );
+    }
+  }
+
+  async #startAuthenticated(userId: number, now: number): Promise<void> {
+    const { db } = this.services.database;
+    if (this.#stored) await destroySession(db, this.#stored.key);
+    const data = { ...this.#data };
+    this.#plainId = newSessionId();
+    this.#sendIdCookie = true;
+    this.#stored = await createSession(
+      db,
+      this.settings.guard,
+      this.#plainId,
+      userId,
+      data,
+      { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null },
+      now,
+    );
+    this.#data = data;
+    this.#dirty = false;
+  }
+
+  /** Destroys the session server-side (the old cookie stops working) and forgets the remember token. */
+  async logout(): Promise<void> {
+    await this.load();
+    const { db } = this.services.database;
+    if (this.#stored) await destroySession(db, this.#stored.key);
+    await forgetRememberToken(db, this.request.cookies[this.rememberCookieName]);
+    this.#rememberOut = null;
+    this.#stored = null;
+    this.#data = {};
+    this.#oldFlash = {};
+    this.#plainId = newSessionId();
+    this.#sendIdCookie = true;
+    this.#dirty = false;
+  }
+
+  /** Writes changes and cookies; runs once per request in onSend. */
+  async commit(reply: FastifyReply): Promise<void> {
+    const { db } = this.services.database;
+    const now = this.services.clock.now();
+    if (this.#dirty) {
+      if (this.#stored) {
+        await saveSessionData(db, this.#stored.key, this.#data, now);
+      } else if (Object.keys(this.#data).length > 0) {
+        if (this.#plainId === null) {
+          this.#plainId = newSessionId();
+          this.#sendIdCookie = true;
+        }
+        this.#stored = await createSession(
+          db,
+          this.settings.guard,
+          this.#plainId,
+          null,
+          this.#data,
+          { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null },
+          now,
+        );
+      }
+      this.#dirty = false;
+    }
+    const secure = this.services.config.secureCookies;
+    const base = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
+    if (this.#sendIdCookie && this.#plainId) {
+      reply.setCookie(this.cookieName, this.#plainId, base);
+      // A new id means a new CSRF token: SPAs read it from this cookie (it is not a secret from
+      // same-origin script, only from other sites, which cannot read our cookies).
+      if (this.settings.xsrfCookie) {
+        reply.setCookie(this.settings.xsrfCookie, this.csrfToken(), { ...base, httpOnly: false });
+      }
+    }
+    if (this.#rememberOut === null) reply.clearCookie(this.rememberCookieName, base);
+    else if (this.#rememberOut !== undefined) {
+      reply.setCookie(this.rememberCookieName, this.#rememberOut, {
+        ...base,
+        maxAge: this.settings.rememberMinutes * 60,
+      });
+    }
+    this.#sendIdCookie = false;
+    this.#rememberOut = undefined;
+  }
+}

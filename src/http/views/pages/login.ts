@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { checkbox, csrfField, type FormState, input, statusMessage } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { layout } from '../layout.ts';
+
+export interface LoginPageOptions {
+  /** Where the form posts and which session's CSRF token it carries: the web login or the panel's. */
+  action: string;
+  guard: string;
+  title: string;
+  variant?: string;
+  links?: Html;
+}
+
+export async function loginPage(
+  request: FastifyRequest,
+  state: FormState,
+  options: LoginPageOptions,
+): Promise<Html> {
+  const t = request.t;
+  const session = await request.sessionOf(options.guard).load();
+  return layout(request, {
+    title: options.title,
+    variant: options.variant,
+    body: html`<section class="card narrow">
+  <h1>${options.title}</h1>
+  ${statusMessage(session.flashed('status'))}
+  <form method="post" action="${options.action}" novalidate>
+    ${csrfField(session.csrfToken())}
+    ${input(state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'username', required: true, autofocus: true })}
+    ${input(state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true })}
+    ${checkbox(state, 'remember', t('pages.remember_me'))}
+    <div class="actions">
+      <button type="submit" class="button">${t('pages.log_in')}</button>
+    </div>
+  </form>
+  ${options.links ?? ''}
+</section>`,
+  });
+}
