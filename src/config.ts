@@ -16,6 +16,8 @@ export interface Config {
   readonly storagePath: string;
   readonly database: DatabaseConfig;
   readonly redisUrl: string | null;
+  /** Prefix of every Redis key (REDIS_PREFIX), so several deployments or test runs can share one Redis. */
+  readonly redisPrefix: string;
   readonly sessionLifetimeMinutes: number;
   readonly sessionAbsoluteLifetimeMinutes: number;
   readonly adminSessionLifetimeMinutes: number;
@@ -96,16 +98,16 @@ export function loadConfig(
   const mailMailer = oneOf(read, 'MAIL_MAILER', ['smtp', 'log'] as const, 'log');
   const appHost = new URL(appUrl).host;
 
-  const config: Config = {
+  const settings: Omit<Config, 'appKey'> = {
     host,
     port,
     appName: read('APP_NAME') ?? 'Gatehouse',
     appUrl,
     secureCookies: appUrl.startsWith('https:'),
-    appKey: appKey(read('APP_KEY'), storagePath),
     storagePath,
     database: database(read('DATABASE_URL') ?? 'sqlite:storage/database.sqlite', cwd),
     redisUrl: redisUrl(read('REDIS_URL')),
+    redisPrefix: redisPrefix(read('REDIS_PREFIX')),
     sessionLifetimeMinutes: integer(read, 'SESSION_LIFETIME', 120, 1),
     sessionAbsoluteLifetimeMinutes: integer(read, 'SESSION_ABSOLUTE_LIFETIME', 1440, 1),
     adminSessionLifetimeMinutes: integer(read, 'ADMIN_SESSION_LIFETIME', 30, 1),
@@ -150,6 +152,9 @@ export function loadConfig(
       .map((d) => d.trim().toLowerCase())
       .filter(Boolean),
   };
+  // The key comes last: when another variable is invalid, the start stops with that one line and no
+  // key file (and no "generated a key" warning) is left behind.
+  const config: Config = { ...settings, appKey: appKey(read('APP_KEY'), storagePath) };
   return deepFreeze(config);
 }
 
@@ -218,10 +223,15 @@ function database(raw: string, cwd: string): DatabaseConfig {
     return { dialect: 'sqlite', filename: resolvePath(cwd, path) };
   }
   if (/^postgres(ql)?:\/\//.test(raw)) {
+    let parsed: URL;
     try {
-      new URL(raw);
+      parsed = new URL(raw);
     } catch {
       throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    // pg would silently fall back to localhost and the OS user's database: name the server or socket.
+    if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
+      throw new ConfigError('DATABASE_URL', 'must name a host: postgres://user@host:port/database');
     }
     return { dialect: 'postgres', url: raw };
   }
@@ -234,6 +244,14 @@ function database(raw: string, cwd: string): DatabaseConfig {
 function redisUrl(raw: string | undefined): string | null {
   if (raw === undefined) return null;
   if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('REDIS_URL', `must start with redis:// or rediss://`);
+  return raw;
+}
+
+function redisPrefix(raw: string | undefined): string {
+  if (raw === undefined) return 'gatehouse:';
+  if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(raw)) {
+    throw new ConfigError('REDIS_PREFIX', 'may hold only letters, digits, _ : . and - (at most 64)');
+  }
   return raw;
 }
 

@@ -35,7 +35,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     : null;
   // Without a listener ioredis would crash the process on a connection error; /ready reports it instead.
   redis?.on('error', () => {});
-  const store = redis ? redisRateLimitStore(redis) : memoryRateLimitStore(clock);
+  const store = redis ? redisRateLimitStore(redis, `${config.redisPrefix}rl:`) : memoryRateLimitStore(clock);
   return {
     config,
     database,

@@ -65,7 +65,7 @@ if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1])
 return {count, ttl}`;
 
 /** Shared by every instance on one Redis. Keys are hashed: e-mail addresses do not sit in Redis. */
-export function redisRateLimitStore(redis: Redis, namespace = 'gatehouse:rl:'): RateLimitStore {
+export function redisRateLimitStore(redis: Redis, namespace: string): RateLimitStore {
   const keyOf = (key: string) => namespace + sha256Hex(key);
   return {
     async hit(key, windowMs) {

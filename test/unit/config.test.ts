@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+const storage = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
+after(() => rmSync(storage, { recursive: true, force: true }));
+
+const KEY = `base64:${Buffer.alloc(32, 1).toString('base64')}`;
+const load = (env: Record<string, string>) =>
+  loadConfig({ APP_KEY: KEY, STORAGE_PATH: storage, ...env }, { readDotEnv: false, cwd: storage });
+
+/** Asserts that `env` is refused with a ConfigError naming `variable` in one line. */
+function refuses(env: Record<string, string>, variable: string) {
+  assert.throws(
+    () => load(env),
+    (error: unknown) =>
+      error instanceof ConfigError &&
+      error.variable === variable &&
+      error.message.includes(variable) &&
+      !error.message.includes('\n'),
+    JSON.stringify(env),
+  );
+}
+
+describe('TOKEN_EXPIRATION', () => {
+  test('defaults to 525960 minutes', () => {
+    assert.equal(load({}).tokenExpirationMinutes, 525960);
+  });
+
+  test('`null`, empty or blank means tokens never expire', () => {
+    for (const value of ['null', 'NULL', '', '   ']) {
+      assert.equal(load({ TOKEN_EXPIRATION: value }).tokenExpirationMinutes, null, JSON.stringify(value));
+    }
+  });
+
+  test('takes whole minutes ≥ 1', () => {
+    assert.equal(load({ TOKEN_EXPIRATION: '10' }).tokenExpirationMinutes, 10);
+    for (const value of ['0', '-5', '1.5', 'ten', '10m'])
+      refuses({ TOKEN_EXPIRATION: value }, 'TOKEN_EXPIRATION');
+  });
+});
+
+describe('API token settings', () => {
+  test('TOKEN_PREFIX is empty by default and limited to scanner-friendly characters', () => {
+    assert.equal(load({}).tokenPrefix, '');
+    assert.equal(load({ TOKEN_PREFIX: 'gh_live-' }).tokenPrefix, 'gh_live-');
+    for (const value of ['a|b', 'with space', 'x'.repeat(33), 'é'])
+      refuses({ TOKEN_PREFIX: value }, 'TOKEN_PREFIX');
+  });
+
+  test('API_RATE_LIMIT defaults to 60 a minute; 0 switches it off', () => {
+    assert.equal(load({}).apiRateLimitPerMinute, 60);
+    assert.equal(load({ API_RATE_LIMIT: '0' }).apiRateLimitPerMinute, 0);
+    refuses({ API_RATE_LIMIT: 'lots' }, 'API_RATE_LIMIT');
+  });
+
+  test('login throttle: 5 attempts per 60 s by default', () => {
+    const config = load({});
+    assert.equal(config.loginMaxAttempts, 5);
+    assert.equal(config.loginDecaySeconds, 60);
+  });
+});
+
+describe('REDIS_URL and REDIS_PREFIX', () => {
+  test('Redis is off unless REDIS_URL is set', () => {
+    assert.equal(load({}).redisUrl, null);
+    assert.equal(load({ REDIS_URL: 'redis://127.0.0.1:6379/2' }).redisUrl, 'redis://127.0.0.1:6379/2');
+    refuses({ REDIS_URL: 'http://127.0.0.1:6379' }, 'REDIS_URL');
+  });
+
+  test('keys are prefixed with `gatehouse:` unless REDIS_PREFIX says otherwise', () => {
+    assert.equal(load({}).redisPrefix, 'gatehouse:');
+    assert.equal(load({ REDIS_PREFIX: 'tenant-a:gh:' }).redisPrefix, 'tenant-a:gh:');
+    for (const value of ['has space', 'a*', 'x'.repeat(65)]) refuses({ REDIS_PREFIX: value }, 'REDIS_PREFIX');
+  });
+});
+
+describe('DATABASE_URL', () => {
+  test('sqlite:PATH (relative to the working directory), sqlite::memory: and postgres://', () => {
+    assert.deepEqual(load({}).database, {
+      dialect: 'sqlite',
+      filename: join(storage, 'storage/database.sqlite'),
+    });
+    assert.deepEqual(load({ DATABASE_URL: 'sqlite::memory:' }).database, {
+      dialect: 'sqlite',
+      filename: ':memory:',
+    });
+    assert.deepEqual(load({ DATABASE_URL: 'sqlite:/tmp/x.db' }).database, {
+      dialect: 'sqlite',
+      filename: '/tmp/x.db',
+    });
+    assert.deepEqual(load({ DATABASE_URL: 'postgres://u@h:5432/d' }).database, {
+      dialect: 'postgres',
+      url: 'postgres://u@h:5432/d',
+    });
+  });
+
+  test('anything else stops the start naming DATABASE_URL', () => {
+    for (const value of ['mysql://x', 'sqlite:', 'postgres://', 'database.sqlite', 'postgres://a b']) {
+      refuses({ DATABASE_URL: value }, 'DATABASE_URL');
+    }
+  });
+});
+
+describe('invalid configuration', () => {
+  test('names the variable for non-numeric lifetimes and bad ports', () => {
+    refuses({ SESSION_LIFETIME: 'two hours' }, 'SESSION_LIFETIME');
+    refuses({ PORT: '70000' }, 'PORT');
+    refuses({ APP_URL: 'ftp://example.com' }, 'APP_URL');
+    refuses({ TRUST_PROXY: 'maybe' }, 'TRUST_PROXY');
+  });
+
+  test('leaves no generated APP_KEY behind when another variable is bad', () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
+    try {
+      assert.throws(
+        () => loadConfig({ STORAGE_PATH: fresh, DATABASE_URL: 'mysql://x' }, { readDotEnv: false }),
+        ConfigError,
+      );
+      assert.deepEqual(readdirSync(fresh), []);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  test('the config is frozen', () => {
+    const config = load({});
+    assert.throws(() => {
+      (config as { port: number }).port = 1;
+    }, TypeError);
+  });
+});

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { attemptLogin } from '../../src/auth/login.ts';
+import { createPasswordHasher, OWASP_ARGON2ID } from '../../src/auth/passwords.ts';
+import { memoryRateLimitStore } from '../../src/auth/rate-limit-stores.ts';
+import { RateLimiter } from '../../src/auth/rate-limiter.ts';
+import { openDatabase } from '../../src/db/connection.ts';
+import { migrateToLatest } from '../../src/db/migrator.ts';
+import { fakeClock } from '../../src/lib/clock.ts';
+import { databaseUserProvider } from '../../src/users/user-provider.ts';
+
+/** The hash Laravel's UserFactory shipped for years: bcrypt cost 10 of "password", in PHP's $2y$ form. */
+const LARAVEL_HASH = '$2y$10$92IXUNpkjO0rOQ5byMi.Ye4oKoEa3Ro9llC/.og/at2.uheWG/igi';
+const ARGON2ID_PREFIX = '$argon2id$v=19$m=19456,t=2,p=1$';
+
+const hasher = createPasswordHasher(2);
+
+describe('password hasher', () => {
+  test('hashes with argon2id at the OWASP parameters (m=19456 KiB, t=2, p=1)', async () => {
+    assert.deepEqual(OWASP_ARGON2ID, { memoryCost: 19456, timeCost: 2, parallelism: 1 });
+    const hash = await hasher.hash('correct horse');
+    assert.ok(hash.startsWith(ARGON2ID_PREFIX), hash);
+    assert.notEqual(await hasher.hash('correct horse'), hash, 'each hash has its own salt');
+    assert.equal(await hasher.verify(hash, 'correct horse'), true);
+    assert.equal(await hasher.verify(hash, 'correct horsE'), false);
+    assert.equal(hasher.needsRehash(hash), false);
+  });
+
+  test('verifies Laravel bcrypt hashes ($2y$ and $2b$) and asks for a rehash', async () => {
+    assert.equal(await hasher.verify(LARAVEL_HASH, 'password'), true);
+    assert.equal(await hasher.verify(LARAVEL_HASH, 'Password'), false);
+    assert.equal(await hasher.verify(`$2b$${LARAVEL_HASH.slice(4)}`, 'password'), true);
+    assert.equal(hasher.needsRehash(LARAVEL_HASH), true);
+  });
+
+  test('other argon2 variants or parameters need a rehash', async () => {
+    const weaker = createPasswordHasher(1, { memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const hash = await weaker.hash('pw');
+    assert.equal(await hasher.verify(hash, 'pw'), true, 'old hashes keep working');
+    assert.equal(hasher.needsRehash(hash), true);
+    assert.equal(hasher.needsRehash(hash.replace('$argon2id$', '$argon2i$')), true);
+  });
+
+  test('malformed stored hashes are a failed verification, never an exception', async () => {
+    for (const stored of [
+      '',
+      'password',
+      '$2y$10$short',
+      '$argon2id$garbage',
+      `${LARAVEL_HASH}x`,
+      '$1$md5',
+    ]) {
+      assert.equal(await hasher.verify(stored, 'password'), false, stored);
+    }
+  });
+
+  test('burn() spends a verification and resolves', async () => {
+    await hasher.burn('whatever');
+    const started = performance.now();
+    await hasher.burn('whatever');
+    // One argon2id verification at m=19 MiB cannot be free: it takes milliseconds, not microseconds.
+    assert.ok(performance.now() - started > 2);
+  });
+});
+
+describe('rehash on login (attemptLogin)', () => {
+  const database = openDatabase({ dialect: 'sqlite', filename: ':memory:' });
+  const clock = fakeClock(Date.UTC(2026, 0, 1));
+  const limiter = new RateLimiter(memoryRateLimitStore(clock));
+  const deps = { db: database.db, hasher, limiter, limit: { max: 5, windowSeconds: 60 } };
+  const provider = databaseUserProvider(database.db);
+  let userId = 0;
+
+  before(async () => {
+    await migrateToLatest(database.db);
+    const now = clock.now();
+    const row = await database.db
+      .insertInto('users')
+      .values({
+        name: 'Imported',
+        email: 'imported@example.com',
+        password: LARAVEL_HASH,
+        email_verified_at: now,
+        locale: 'en',
+        can_access_panel: 0,
+        disabled_at: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    userId = row.id;
+  });
+  after(async () => {
+    await limiter.store.close();
+    await database.close();
+  });
+
+  const storedHash = async () =>
+    (
+      await database.db
+        .selectFrom('users')
+        .select('password')
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow()
+    ).password;
+  const login = (password: string) =>
+    attemptLogin(
+      deps,
+      provider,
+      'api',
+      { email: 'Imported@Example.com', password },
+      { ip: '10.0.0.1', now: clock.now() },
+    );
+
+  test('a wrong password leaves the bcrypt hash alone', async () => {
+    assert.equal((await login('not the password')).status, 'failed');
+    assert.equal(await storedHash(), LARAVEL_HASH);
+  });
+
+  test('the first successful login replaces the bcrypt hash with argon2id', async () => {
+    const result = await login('password');
+    assert.equal(result.status, 'ok');
+    const upgraded = await storedHash();
+    assert.ok(upgraded.startsWith(ARGON2ID_PREFIX), upgraded);
+    assert.equal(await hasher.verify(upgraded, 'password'), true);
+  });
+
+  test('later logins verify against argon2id and keep the hash', async () => {
+    const before = await storedHash();
+    assert.equal((await login('password')).status, 'ok');
+    assert.equal(await storedHash(), before);
+    assert.equal((await login('wrong')).status, 'failed');
+  });
+});

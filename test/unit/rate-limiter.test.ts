@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import {
+  memoryRateLimitStore,
+  type RateLimitStore,
+  redisRateLimitStore,
+} from '../../src/auth/rate-limit-stores.ts';
+import { RateLimiter } from '../../src/auth/rate-limiter.ts';
+import { fakeClock } from '../../src/lib/clock.ts';
+import { REDIS_TEST_URL } from '../helpers/databases.ts';
+import { deleteRedisKeys, redisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
+
+const LIMIT = { max: 5, windowSeconds: 60 };
+
+/** The behaviour every store must give the limiter (one shared suite, like the dialect suites). */
+function limiterContract(makeStore: () => RateLimitStore) {
+  test('allows `max` attempts, then refuses with the time left in the window', async () => {
+    const limiter = new RateLimiter(makeStore());
+    for (let i = 1; i <= 5; i++) {
+      const attempt = await limiter.attempt('a@example.com|10.0.0.1', LIMIT);
+      assert.deepEqual(attempt, { allowed: true, remaining: 5 - i });
+    }
+    const refused = await limiter.attempt('a@example.com|10.0.0.1', LIMIT);
+    assert.equal(refused.allowed, false);
+    assert.ok(!refused.allowed && refused.retryAfterSeconds > 55 && refused.retryAfterSeconds <= 60);
+    assert.ok(!refused.allowed && refused.firstRefusal, 'the 6th attempt starts the lockout');
+    const again = await limiter.attempt('a@example.com|10.0.0.1', LIMIT);
+    assert.ok(!again.allowed && !again.firstRefusal, 'reported once per window');
+  });
+
+  test('keys are independent', async () => {
+    const limiter = new RateLimiter(makeStore());
+    for (let i = 0; i < 6; i++) await limiter.attempt('b@example.com|10.0.0.1', LIMIT);
+    assert.equal((await limiter.attempt('b@example.com|10.0.0.2', LIMIT)).allowed, true);
+    assert.equal((await limiter.attempt('c@example.com|10.0.0.1', LIMIT)).allowed, true);
+  });
+
+  test('clear() resets the count; blocked() reads it without consuming', async () => {
+    const limiter = new RateLimiter(makeStore());
+    for (let i = 0; i < 4; i++) await limiter.attempt('d', LIMIT);
+    assert.equal(await limiter.blocked('d', LIMIT), null);
+    await limiter.attempt('d', LIMIT);
+    const blocked = await limiter.blocked('d', LIMIT);
+    assert.ok(blocked !== null && blocked > 55 && blocked <= 60);
+    assert.ok((await limiter.blocked('d', LIMIT)) !== null, 'peeking did not consume');
+    await limiter.clear('d');
+    assert.equal(await limiter.blocked('d', LIMIT), null);
+    assert.deepEqual(await limiter.attempt('d', LIMIT), { allowed: true, remaining: 4 });
+  });
+
+  test('concurrent attempts never exceed the limit', async () => {
+    const limiter = new RateLimiter(makeStore());
+    const results = await Promise.all(Array.from({ length: 20 }, () => limiter.attempt('e', LIMIT)));
+    assert.equal(results.filter((r) => r.allowed).length, 5);
+    assert.equal(results.filter((r) => !r.allowed && r.firstRefusal).length, 1);
+  });
+}
+
+describe('memory rate-limit store', () => {
+  const clock = fakeClock(Date.UTC(2026, 0, 1));
+  const stores: RateLimitStore[] = [];
+  after(async () => {
+    for (const store of stores) await store.close();
+  });
+  const make = () => {
+    const store = memoryRateLimitStore(clock);
+    stores.push(store);
+    return store;
+  };
+  limiterContract(make);
+
+  test('the window starts at the first hit and ends `windowSeconds` later', async () => {
+    const limiter = new RateLimiter(make());
+    for (let i = 0; i < 5; i++) await limiter.attempt('w', LIMIT);
+    clock.advance(20_000);
+    const refused = await limiter.attempt('w', LIMIT);
+    assert.deepEqual(refused, { allowed: false, retryAfterSeconds: 40, firstRefusal: true });
+    clock.advance(39_999);
+    assert.deepEqual(await limiter.attempt('w', LIMIT), {
+      allowed: false,
+      retryAfterSeconds: 1,
+      firstRefusal: false,
+    });
+    clock.advance(1);
+    assert.deepEqual(await limiter.attempt('w', LIMIT), { allowed: true, remaining: 4 });
+  });
+});
+
+describe('Redis rate-limit store', { skip: await redisSkip() }, () => {
+  const prefix = uniqueRedisPrefix();
+  const redis = new Redis(REDIS_TEST_URL, { maxRetriesPerRequest: 1 });
+  after(async () => {
+    await deleteRedisKeys(prefix);
+    await redis.quit();
+  });
+  let n = 0;
+  // A namespace per test: each test starts from empty counters.
+  limiterContract(() => redisRateLimitStore(redis, `${prefix}${++n}:`));
+
+  test('keys live under the namespace, hashed (no e-mail address in Redis), with an expiry', async () => {
+    const limiter = new RateLimiter(redisRateLimitStore(redis, `${prefix}keys:`));
+    await limiter.attempt('login:api:someone@example.com|10.0.0.1', LIMIT);
+    const keys = await redisKeys(`${prefix}keys:`);
+    assert.equal(keys.length, 1);
+    assert.match(keys[0]!, /^gatehouse-test:[0-9a-f]+:keys:[0-9a-f]{64}$/);
+    const ttl = await redis.pttl(keys[0]!);
+    assert.ok(ttl > 55_000 && ttl <= 60_000, String(ttl));
+  });
+
+  test('two stores on one Redis and namespace share the counts', async () => {
+    const one = new RateLimiter(redisRateLimitStore(redis, `${prefix}shared:`));
+    const two = new RateLimiter(redisRateLimitStore(redis, `${prefix}shared:`));
+    for (let i = 0; i < 3; i++) await one.attempt('k', LIMIT);
+    for (let i = 0; i < 2; i++) await two.attempt('k', LIMIT);
+    assert.equal((await one.attempt('k', LIMIT)).allowed, false);
+    await two.clear('k');
+    assert.equal((await one.attempt('k', LIMIT)).allowed, true);
+  });
+});
