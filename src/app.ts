@@ -1,6 +1,6 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
 import fp from 'fastify-plugin';
 import { authConfig } from './auth/auth.config.ts';
 import { type AuthConfig, createGuards, type GuardDriver, type ProviderDriver } from './auth/guards.ts';
@@ -38,6 +38,8 @@ export interface BuildOptions {
   providerDrivers?: Record<string, ProviderDriver>;
   /** A stream for JSON log lines (tests capture them); defaults to stdout. */
   logStream?: NodeJS.WritableStream;
+  /** Extra plugins or routes (e.g. ones protected by an added guard), registered last, before ready. */
+  plugins?: readonly FastifyPluginAsync[];
 }
 
 /** Builds the whole HTTP application over ready services. Never listens: server.ts and tests decide. */
@@ -92,6 +94,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(postRoutes);
   await app.register(loginRoutes);
   await app.register(dashboardRoutes);
+
+  for (const plugin of options.plugins ?? []) await app.register(plugin);
 
   app.addHook('onClose', async () => services.close());
   await app.ready();
