@@ -86,8 +86,10 @@ export async function resolveAccessToken(
   const now = clock.now();
   if (token.expiresAt !== null && token.expiresAt <= now) return null;
   if (row.last_used_at === null || row.last_used_at <= now - TOUCH_INTERVAL) {
-    // Not awaited: bookkeeping must not add latency to the request it describes.
-    touchToken(db, row.id, now, now - TOUCH_INTERVAL).catch(() => {});
+    // Awaited (one UPDATE per token per minute): the request that used the token already sees it as
+    // used (GET /api/tokens), and no write is left running when the pool closes. A failed write is only
+    // bookkeeping, so it never fails the request.
+    await touchToken(db, row.id, now, now - TOUCH_INTERVAL).catch(() => {});
   }
   return token;
 }
