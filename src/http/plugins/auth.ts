@@ -56,7 +56,10 @@ export const authPlugin = fp<{
       return async (request: FastifyRequest, _reply: FastifyReply) => {
         const identity = await resolveIdentity(options.guards, names, request);
         if (identity === null) {
-          throw new AuthenticationError(names[0]!, request.headers.authorization !== undefined);
+          // RFC 6750 §3.1: error="invalid_token" only when a Bearer credential was presented; other
+          // schemes (Basic, …) are "no authentication information" and get the bare challenge.
+          const bearerSent = /^\s*bearer\b/i.test(request.headers.authorization ?? '');
+          throw new AuthenticationError(names[0]!, bearerSent);
         }
         // Session-authenticated requests hold every ability; tokens only what they were issued with.
         if (opts.ability && identity.token && !can(identity.token.abilities, opts.ability)) {
