@@ -11,6 +11,9 @@ export interface MailOutboxTable {
   available_at: number;
   locked_until: number | null;
   sent_at: number | null;
+  /** Set when delivery was given up (a permanent SMTP refusal, or retried past the queue lifetime). */
+  failed_at: number | null;
+  /** Why the last attempt failed: an SMTP reply or error code, never message content or secrets. */
   last_error: string | null;
   created_at: number;
 }

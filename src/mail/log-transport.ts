@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { MailConfig } from '../config.ts';
+import { type MailMessage, redactSecrets } from './message.ts';
+import { type MailLog, mailOptions, type SendResult, type Transport } from './transport.ts';
+
+/**
+ * The embedded default mailer. Each message is composed exactly as SMTP would send it and written,
+ * whole, as an .eml file under storage/mail/ (mode 0600: it holds working links), plus one log line.
+ *
+ * Documented deviation from "the whole mail to the log": the log line carries the headers and the
+ * text part with reset tokens and link signatures blanked out, and names the .eml file. Logs are
+ * shipped and kept far more widely than a 0600 file, and CONTRACT §8 forbids reset tokens in them.
+ */
+export function logTransport(config: MailConfig, storagePath: string, log: () => MailLog): Transport {
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const folder = join(storagePath, 'mail');
+  return {
+    name: 'log',
+    async send(message: MailMessage): Promise<SendResult> {
+      const info = await composer.sendMail(mailOptions(message, config));
+      const raw = info.message as Buffer;
+      await mkdir(folder, { recursive: true, mode: 0o700 });
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const file = join(folder, `${stamp}-${message.kind}-${randomBytes(4).toString('hex')}.eml`);
+      await writeFile(file, raw, { mode: 0o600 });
+      const shown = relative(join(storagePath, '..'), file);
+      log().info(
+        {
+          mail: {
+            kind: message.kind,
+            to: message.to.address,
+            subject: message.subject,
+            locale: message.locale,
+            message_id: info.messageId,
+            file: shown,
+            text: redactSecrets(message.text, message.secrets),
+          },
+        },
+        `mail written to ${shown} (link secrets redacted in this log line; the .eml holds the whole message)`,
+      );
+      return {
+        accepted: [message.to.address],
+        rejected: [],
+        response: `written to ${file}`,
+        messageId: info.messageId,
+        file,
+      };
+    },
+    close() {},
+  };
+}

@@ -1,0 +1,16 @@
+import type { Config } from '../config.ts';
+import { logTransport } from './log-transport.ts';
+import { smtpTransport } from './smtp-transport.ts';
+import type { MailLog, Transport } from './transport.ts';
+
+/**
+ * The configured mailer (MAIL_MAILER). `log` is read through a getter so the server can hand over its
+ * own logger once Fastify has built it.
+ */
+export function createMailer(config: Config, log: () => MailLog): Transport {
+  if (config.mail.mailer === 'smtp') {
+    // EHLO with our own host name, not the OS's: it is what receiving servers see and log.
+    return smtpTransport(config.mail, new URL(config.appUrl).hostname);
+  }
+  return logTransport(config.mail, config.storagePath, log);
+}

@@ -1,0 +1,115 @@
+import type { I18n } from '../i18n/i18n.ts';
+import { asLocale } from '../i18n/i18n.ts';
+import { type Brand, type MailContent, renderHtml, renderText } from './layout.ts';
+import { checkMessage, type MailKind, type MailMessage, safeDisplayName } from './message.ts';
+
+/** What every builder needs: the brand (APP_NAME, APP_URL) and the translations. */
+export interface MailContext {
+  readonly brand: Brand;
+  readonly i18n: I18n;
+}
+
+export interface Recipient {
+  readonly email: string;
+  readonly name?: string;
+  /** The recipient's language; unknown values fall back to the default locale. */
+  readonly locale: string;
+}
+
+/**
+ * Links are built from APP_URL only (never from a request's Host or X-Forwarded-Host), so a forged
+ * header cannot make us mail a reset link pointing at someone else's server.
+ */
+export function appLink(brand: Brand, path: string): string {
+  return `${brand.appUrl}${path.startsWith('/') ? path : `/${path}`}`;
+}
+
+export function verifyEmailMessage(
+  context: MailContext,
+  to: Recipient,
+  link: { url: string; signature: string; expiresInMinutes: number },
+): MailMessage {
+  return build(context, 'verify-email', to, [link.signature], (t) => ({
+    subject: t('mail.verify.subject'),
+    intro: [t('mail.verify.intro')],
+    action: { label: t('mail.verify.action'), url: link.url },
+    outro: [t('mail.verify.expiry', { count: link.expiresInMinutes }), t('mail.verify.outro')],
+  }));
+}
+
+export function resetPasswordMessage(
+  context: MailContext,
+  to: Recipient,
+  token: string,
+  expiresInMinutes: number,
+): MailMessage {
+  const url = appLink(
+    context.brand,
+    `/reset-password/${encodeURIComponent(token)}?email=${encodeURIComponent(to.email)}`,
+  );
+  return build(context, 'reset-password', to, [token], (t) => ({
+    subject: t('mail.reset.subject'),
+    intro: [t('mail.reset.intro')],
+    action: { label: t('mail.reset.action'), url },
+    outro: [t('mail.reset.expiry', { count: expiresInMinutes }), t('mail.reset.outro')],
+  }));
+}
+
+export function passwordChangedMessage(context: MailContext, to: Recipient, changedAt: number): MailMessage {
+  return build(context, 'password-changed', to, [], (t, locale) => ({
+    subject: t('mail.password_changed.subject'),
+    intro: [
+      t('mail.password_changed.intro', { app: context.brand.appName, date: formatDate(changedAt, locale) }),
+      t('mail.password_changed.revoked'),
+      t('mail.password_changed.outro'),
+    ],
+    action: { label: t('mail.password_changed.action'), url: appLink(context.brand, '/forgot-password') },
+    outro: [],
+  }));
+}
+
+export function testMessage(context: MailContext, to: Recipient): MailMessage {
+  return build(context, 'test', to, [], (t) => ({
+    subject: t('mail.test.subject', { app: context.brand.appName }),
+    intro: [t('mail.test.intro')],
+    outro: [t('mail.test.outro')],
+  }));
+}
+
+type Compose = (
+  t: ReturnType<I18n['translator']>,
+  locale: string,
+) => Omit<MailContent, 'name'> & { subject: string };
+
+function build(
+  context: MailContext,
+  kind: MailKind,
+  to: Recipient,
+  secrets: readonly string[],
+  compose: Compose,
+): MailMessage {
+  const locale = asLocale(to.locale) ?? context.i18n.defaultLocale;
+  const t = context.i18n.translator(locale);
+  const name = safeDisplayName(to.name);
+  const { subject, ...body } = compose(t, locale);
+  const content: MailContent = { ...body, name };
+  return checkMessage({
+    kind,
+    to: name === undefined ? { address: to.email } : { address: to.email, name },
+    subject: subject.replace(/[\r\n]+/g, ' '),
+    text: renderText(content, context.brand, t),
+    html: renderHtml(content, context.brand, t, locale),
+    locale,
+    secrets,
+  });
+}
+
+/** A date every reader understands without guessing the sender's time zone: UTC, spelled out. */
+function formatDate(ms: number, locale: string): string {
+  const formatted = new Intl.DateTimeFormat(locale, {
+    dateStyle: 'long',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  }).format(new Date(ms));
+  return `${formatted} UTC`;
+}

@@ -1,0 +1,110 @@
+import type { ExpressionBuilder, Kysely } from 'kysely';
+import type { Dialect } from '../db/connection.ts';
+import type { Database, Db } from '../db/schema.ts';
+import type { NewOutboxRow, OutboxRow } from './outbox.table.ts';
+
+export async function insertOutboxRow(db: Db, row: NewOutboxRow): Promise<number> {
+  const inserted = await db.insertInto('mail_outbox').values(row).returning('id').executeTakeFirstOrThrow();
+  return inserted.id;
+}
+
+const due = (now: number) => (eb: ExpressionBuilder<Database, 'mail_outbox'>) =>
+  eb.and([
+    eb('sent_at', 'is', null),
+    eb('failed_at', 'is', null),
+    eb('available_at', '<=', now),
+    eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]),
+  ]);
+
+/**
+ * Takes up to `limit` due rows for this worker by writing a lease (`locked_until`) in ONE statement,
+ * so two workers (in this process or on other instances) never get the same row. PostgreSQL skips
+ * rows another claim has locked instead of waiting (FOR UPDATE SKIP LOCKED); SQLite runs every write
+ * alone, so the conditional UPDATE is already atomic. The lease value identifies the claim: later
+ * updates only apply while it is still ours.
+ */
+export async function claimDueRows(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  now: number,
+  leaseMs: number,
+  limit: number,
+): Promise<OutboxRow[]> {
+  let candidates = db
+    .selectFrom('mail_outbox')
+    .select('id')
+    .where(due(now))
+    .orderBy('available_at')
+    .orderBy('id')
+    .limit(limit);
+  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+  const rows = await db
+    .updateTable('mail_outbox')
+    .set((eb) => ({ locked_until: now + leaseMs, attempts: eb('attempts', '+', 1) }))
+    .where('id', 'in', candidates)
+    .where(due(now))
+    .returningAll()
+    .execute();
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+/** Delivered: the payload (which may hold a reset link) is wiped; the row stays for diagnostics. */
+export async function markSent(db: Db, row: OutboxRow, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('mail_outbox')
+    .set({ sent_at: now, payload: '', locked_until: null, last_error: null })
+    .where('id', '=', row.id)
+    .where('locked_until', '=', row.locked_until)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export async function scheduleRetry(
+  db: Db,
+  row: OutboxRow,
+  availableAt: number,
+  error: string,
+): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({ available_at: availableAt, locked_until: null, last_error: error })
+    .where('id', '=', row.id)
+    .where('locked_until', '=', row.locked_until)
+    .execute();
+}
+
+/** Given up: kept for operators with its error, payload wiped like a sent one. */
+export async function markFailed(db: Db, row: OutboxRow, now: number, error: string): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({ failed_at: now, payload: '', locked_until: null, last_error: error })
+    .where('id', '=', row.id)
+    .where('locked_until', '=', row.locked_until)
+    .execute();
+}
+
+/** Hands unattempted rows back (a stopping worker), without counting the claim as an attempt. */
+export async function releaseRows(db: Db, rows: readonly OutboxRow[]): Promise<void> {
+  for (const row of rows) {
+    await db
+      .updateTable('mail_outbox')
+      .set((eb) => ({ locked_until: null, attempts: eb('attempts', '-', 1) }))
+      .where('id', '=', row.id)
+      .where('locked_until', '=', row.locked_until)
+      .execute();
+  }
+}
+
+/** Deletes finished rows (sent or given up) older than `before`; returns how many. */
+export async function pruneFinishedRows(db: Db, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('mail_outbox')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('sent_at', 'is not', null), eb('sent_at', '<', before)]),
+        eb.and([eb('failed_at', 'is not', null), eb('failed_at', '<', before)]),
+      ]),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
