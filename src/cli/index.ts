@@ -1,11 +1,17 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
 import { type Command, CommandError, type CommandIO } from './command.ts';
+import { mailTestCommand } from './commands/mail-test.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
 import { tokensPruneCommand } from './commands/tokens-prune.ts';
 
-export const commands: readonly Command[] = [migrateCommand, serveCommand, tokensPruneCommand];
+export const commands: readonly Command[] = [
+  mailTestCommand,
+  migrateCommand,
+  serveCommand,
+  tokensPruneCommand,
+];
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
