@@ -1,0 +1,153 @@
+import type { Kysely } from 'kysely';
+import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import type { Database } from '../db/schema.ts';
+import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
+import { field, rules } from '../lib/validation.ts';
+import type { Mailing } from '../mail/mailing.ts';
+import { passwordChangedMessage, resetPasswordMessage } from '../mail/messages.ts';
+import { normaliseEmail, toUser, type User } from '../users/user.ts';
+import { findUserByEmail } from '../users/users.repository.ts';
+import { revokeAccessTokens } from './access-tokens.ts';
+import { newPasswordField } from './password-policy.ts';
+import type { PasswordHasher } from './passwords.ts';
+import { revokeRememberTokens } from './remember-me.ts';
+import { destroyUserSessions } from './sessions.ts';
+
+export interface PasswordResetDeps {
+  readonly db: Kysely<Database>;
+  readonly hasher: PasswordHasher;
+  readonly mailing: Mailing;
+  /** PASSWORD_RESET_EXPIRE, minutes. */
+  readonly expireMinutes: number;
+}
+
+const MINUTE = 60_000;
+/** At most one reset mail per address per minute (Laravel's broker throttle), shared by all instances. */
+const THROTTLE_MS = MINUTE;
+
+export const forgotPasswordSchema = {
+  email: field.required(rules.string(), rules.email(), rules.max(255)),
+};
+
+export const resetPasswordSchema = {
+  token: field.required(rules.line(), rules.max(255)),
+  email: field.required(rules.string(), rules.email(), rules.max(255)),
+  password: newPasswordField(),
+};
+
+/**
+ * "Forgot password". The answer is the same whatever happens here — unknown address, disabled account,
+ * throttled, or mail queued — so the caller must not branch on anything but errors.
+ *
+ * The token carries 256 bits from the CSPRNG; only its SHA-256 is stored, in the one row a user may
+ * have (the primary key is user_id), so a newer request replaces the older token. The upsert itself
+ * enforces the throttle: it only overwrites a row older than a minute, so of any number of concurrent
+ * requests at most one gets a row back and queues a mail.
+ */
+export async function requestPasswordReset(
+  deps: PasswordResetDeps,
+  email: string,
+  locale: string,
+  audit: AuditContext,
+): Promise<void> {
+  const row = await findUserByEmail(deps.db, normaliseEmail(email));
+  if (row === undefined || row.disabled_at !== null) return;
+  const user = toUser(row);
+  const token = randomToken(32);
+  const queued = await deps.db.transaction().execute(async (trx) => {
+    const stored = await trx
+      .insertInto('password_reset_tokens')
+      .values({ user_id: user.id, token_hash: sha256Hex(token), created_at: audit.now })
+      .onConflict((oc) =>
+        oc
+          .column('user_id')
+          .doUpdateSet((eb) => ({
+            token_hash: eb.ref('excluded.token_hash'),
+            created_at: eb.ref('excluded.created_at'),
+          }))
+          .where('password_reset_tokens.created_at', '<=', audit.now - THROTTLE_MS),
+      )
+      .returning('user_id')
+      .executeTakeFirst();
+    if (stored === undefined) return false;
+    const message = resetPasswordMessage(
+      deps.mailing.context,
+      { email: user.email, name: user.name, locale },
+      token,
+      deps.expireMinutes,
+    );
+    await deps.mailing.queue.enqueue(trx, message);
+    await recordAudit(trx, 'password.reset_requested', audit, user.id);
+    return true;
+  });
+  if (queued) deps.mailing.queue.wake();
+}
+
+export interface ResetInput {
+  readonly token: string;
+  readonly email: string;
+  readonly password: string;
+}
+
+export type ResetResult = { readonly status: 'reset'; readonly user: User } | { readonly status: 'invalid' };
+
+/**
+ * Sets a new password with a mailed token. A cheap read-only check (constant-time hash comparison,
+ * expiry) comes first so that invalid tokens cost no argon2 hash; then, in ONE transaction, the token
+ * is consumed by a conditional DELETE and everything else happens only if exactly one row went: of 20
+ * concurrent submits of one token, one changes the password and 19 get "invalid". The transaction
+ * also ends every session, remember-me token and API token of the user — whoever knew the old
+ * password is out — and queues the "password changed" notice.
+ */
+export async function resetPassword(
+  deps: PasswordResetDeps,
+  input: ResetInput,
+  locale: string,
+  audit: AuditContext,
+): Promise<ResetResult> {
+  const row = await findUserByEmail(deps.db, normaliseEmail(input.email));
+  if (row === undefined || row.disabled_at !== null) return { status: 'invalid' };
+  const tokenHash = sha256Hex(input.token);
+  const notBefore = audit.now - deps.expireMinutes * MINUTE;
+  const stored = await deps.db
+    .selectFrom('password_reset_tokens')
+    .selectAll()
+    .where('user_id', '=', row.id)
+    .executeTakeFirst();
+  if (stored === undefined || !safeEqual(tokenHash, stored.token_hash) || stored.created_at <= notBefore) {
+    return { status: 'invalid' };
+  }
+
+  const password = await deps.hasher.hash(input.password);
+  const user = toUser(row);
+  const done = await deps.db.transaction().execute(async (trx) => {
+    const consumed = await trx
+      .deleteFrom('password_reset_tokens')
+      .where('user_id', '=', user.id)
+      .where('token_hash', '=', tokenHash)
+      .where('created_at', '>', notBefore)
+      .executeTakeFirst();
+    if (consumed.numDeletedRows !== 1n) return false;
+    await trx
+      .updateTable('users')
+      .set({ password, updated_at: audit.now })
+      .where('id', '=', user.id)
+      .execute();
+    const sessions = await destroyUserSessions(trx, user.id);
+    const remembered = await revokeRememberTokens(trx, user.id);
+    const tokens = await revokeAccessTokens(trx, user.id, { all: true }, { ...audit, actorId: user.id });
+    await deps.mailing.queue.enqueue(
+      trx,
+      passwordChangedMessage(deps.mailing.context, { email: user.email, name: user.name, locale }, audit.now),
+    );
+    await recordAudit(trx, 'password.reset', { ...audit, actorId: user.id }, user.id, {
+      sessions,
+      remember_tokens: remembered,
+      api_tokens: tokens,
+    });
+    return true;
+  });
+  if (!done) return { status: 'invalid' };
+  deps.mailing.queue.wake();
+  return { status: 'reset', user: { ...user, updatedAt: audit.now } };
+}
