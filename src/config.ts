@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
+import { parseStatefulDomain, StatefulDomainError } from './auth/stateful-domains.ts';
 
 /** The whole service configuration: read once from the environment, validated, frozen. */
 export interface Config {
@@ -271,6 +272,15 @@ function statefulDomains(raw: string | undefined, appHost: string): string[] {
     .filter(Boolean);
   // Like Sanctum's default, the application's own host always counts as first-party.
   if (raw === undefined) hosts.push(appHost.toLowerCase());
+  for (const host of hosts) {
+    // A typo here would silently never match (or match too much): refuse to start instead.
+    try {
+      parseStatefulDomain(host);
+    } catch (error) {
+      if (!(error instanceof StatefulDomainError)) throw error;
+      throw new ConfigError('SANCTUM_STATEFUL_DOMAINS', error.message);
+    }
+  }
   return [...new Set(hosts)];
 }
 
