@@ -5,10 +5,13 @@ import fp from 'fastify-plugin';
 import { authConfig } from './auth/auth.config.ts';
 import { type AuthConfig, createGuards, type GuardDriver, type ProviderDriver } from './auth/guards.ts';
 import { panelAccessCheck } from './auth/panel-access.ts';
+import { sanctumGuardDriver } from './auth/sanctum-guard.ts';
 import { sessionGuardDriver } from './auth/session-guard.ts';
+import { statefulDomains } from './auth/stateful-domains.ts';
 import { tokenGuardDriver } from './auth/token-guard.ts';
 import { loggerOptions } from './http/logging.ts';
 import { authPlugin } from './http/plugins/auth.ts';
+import { corsPlugin } from './http/plugins/cors.ts';
 import { csrfPlugin } from './http/plugins/csrf.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
 import { i18nPlugin } from './http/plugins/i18n.ts';
@@ -19,6 +22,7 @@ import { tokenRoutes } from './http/routes/api/tokens.ts';
 import { userRoutes } from './http/routes/api/user.ts';
 import { assetRoutes } from './http/routes/assets.ts';
 import { opsRoutes } from './http/routes/ops.ts';
+import { csrfCookieRoutes } from './http/routes/web/csrf-cookie.ts';
 import { dashboardRoutes } from './http/routes/web/dashboard.ts';
 import { loginRoutes } from './http/routes/web/login.ts';
 import type { Services } from './services.ts';
@@ -64,11 +68,20 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   app.decorate('services', services);
   const db = services.database.db;
   const auth = options.authConfig ?? authConfig(config);
+  // One matcher for the three places that must agree on "stateful": the sanctum guard (reads the
+  // session cookie), the CSRF plugin (demands the XSRF header) and CORS (grants credentials).
+  const stateful = statefulDomains(config.statefulDomains);
+  const tokenDriver = tokenGuardDriver(db, services.tokens, services.clock);
   const { guards, providers } = createGuards(
     auth,
     {
-      token: tokenGuardDriver(db, services.tokens, services.clock),
+      token: tokenDriver,
       session: sessionGuardDriver,
+      sanctum: sanctumGuardDriver({
+        statefulDomains: stateful,
+        session: sessionGuardDriver,
+        token: tokenDriver,
+      }),
       ...options.guardDrivers,
     },
     {
@@ -84,7 +97,8 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(securityHeadersPlugin);
   await app.register(authPlugin, { guards, providers });
   await app.register(sessionPlugin, { auth, providers });
-  await app.register(csrfPlugin);
+  await app.register(csrfPlugin, { statefulDomains: stateful });
+  await app.register(corsPlugin, { statefulDomains: stateful });
   await app.register(requestLogPlugin);
 
   await app.register(opsRoutes);
@@ -93,6 +107,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(userRoutes);
   await app.register(postRoutes);
   await app.register(loginRoutes);
+  await app.register(csrfCookieRoutes);
   await app.register(dashboardRoutes);
 
   for (const plugin of options.plugins ?? []) await app.register(plugin);

@@ -29,6 +29,9 @@ export function authConfig(config: Config): AuthConfig {
         idleMinutes: config.adminSessionLifetimeMinutes,
       },
       api: { driver: 'token', provider: 'users' },
+      // The API's guard (Laravel's auth:sanctum): the web session for stateful front ends
+      // (SANCTUM_STATEFUL_DOMAINS), else a bearer token — see auth/sanctum-guard.ts.
+      sanctum: { driver: 'sanctum', provider: 'users', session: 'web' },
     },
     providers: {
       users: { driver: 'database' },

@@ -42,6 +42,7 @@ export class HttpSession {
   #oldFlash: Record<string, unknown> = {};
   #dirty = false;
   #sendIdCookie = false;
+  #sendXsrfCookie = false;
   /** undefined: leave the remember cookie alone; null: clear it; string: set it. */
   #rememberOut: string | null | undefined = undefined;
   #loading: Promise<this> | null = null;
@@ -129,6 +130,15 @@ export class HttpSession {
       this.#sendIdCookie = true;
     }
     return csrfTokenFor(this.services.config.appKey, this.settings.guard, this.#plainId);
+  }
+
+  /**
+   * Sends the readable XSRF cookie on this response even when the session id is not new
+   * (GET /sanctum/csrf-cookie: an SPA may have lost it, or start on a browser that has a session).
+   */
+  shareCsrfToken(): void {
+    this.csrfToken();
+    this.#sendXsrfCookie = true;
   }
 
   csrfMatches(presented: unknown): boolean {
@@ -251,13 +261,11 @@ export class HttpSession {
     }
     const secure = this.services.config.secureCookies;
     const base = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
-    if (this.#sendIdCookie && this.#plainId) {
-      reply.setCookie(this.cookieName, this.#plainId, base);
-      // A new id means a new CSRF token: SPAs read it from this cookie (it is not a secret from
-      // same-origin script, only from other sites, which cannot read our cookies).
-      if (this.settings.xsrfCookie) {
-        reply.setCookie(this.settings.xsrfCookie, this.csrfToken(), { ...base, httpOnly: false });
-      }
+    if (this.#sendIdCookie && this.#plainId) reply.setCookie(this.cookieName, this.#plainId, base);
+    // A new id means a new CSRF token: SPAs read it from this cookie (it is not a secret from
+    // same-origin script, only from other sites, which cannot read our cookies).
+    if ((this.#sendIdCookie || this.#sendXsrfCookie) && this.#plainId && this.settings.xsrfCookie) {
+      reply.setCookie(this.settings.xsrfCookie, this.csrfToken(), { ...base, httpOnly: false });
     }
     if (this.#rememberOut === null) reply.clearCookie(this.rememberCookieName, base);
     else if (this.#rememberOut !== undefined) {
@@ -267,6 +275,7 @@ export class HttpSession {
       });
     }
     this.#sendIdCookie = false;
+    this.#sendXsrfCookie = false;
     this.#rememberOut = undefined;
   }
 }

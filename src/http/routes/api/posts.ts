@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { field, rules, validate } from '../../../lib/validation.ts';
 import { createPost, listPosts } from '../../../posts/posts.service.ts';
-import { API_GUARDS, apiThrottle, requireJson } from './support.ts';
+import { apiAuth, requireJson } from './support.ts';
 
 const postSchema = {
   title: field.required(rules.string(), rules.max(255)),
@@ -10,17 +10,14 @@ const postSchema = {
 
 export async function postRoutes(app: FastifyInstance) {
   const { database, clock } = app.services;
-  const throttle = apiThrottle(app);
 
-  app.get(
-    '/api/posts',
-    { preHandler: [app.requireAuth(API_GUARDS, { ability: 'posts:read' }), throttle] },
-    async (request) => ({ data: await listPosts(database.db, request.identity!.user.id) }),
-  );
+  app.get('/api/posts', { preHandler: apiAuth(app, { ability: 'posts:read' }) }, async (request) => ({
+    data: await listPosts(database.db, request.identity!.user.id),
+  }));
 
   app.post(
     '/api/posts',
-    { preHandler: [app.requireAuth(API_GUARDS, { ability: 'posts:write' }), throttle, requireJson] },
+    { preHandler: [apiAuth(app, { ability: 'posts:write' }), requireJson] },
     async (request, reply) => {
       const input = validate<{ title: string; body: string }>(request.body, postSchema, request.t);
       const post = await createPost(database.db, request.identity!.user.id, input, clock.now());

@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { TooManyRequestsError, UnsupportedMediaTypeError } from '../../errors.ts';
+import { AuthenticationError, TooManyRequestsError, UnsupportedMediaTypeError } from '../../errors.ts';
 import { isJsonContentType } from '../../negotiation.ts';
 
 /**
- * Guards that may authenticate an API request, in order. (The SPA issue prepends the stateful
- * session guard here; nothing else changes.)
+ * Guards that may authenticate an API request, in order: `sanctum` reads the web session cookie for
+ * stateful front ends (SANCTUM_STATEFUL_DOMAINS) and otherwise the bearer token.
  */
-export const API_GUARDS: readonly string[] = ['api'];
+export const API_GUARDS: readonly string[] = ['sanctum'];
 
 /** JSON endpoints refuse form and other bodies with 415; a request without any body is an empty form. */
 export async function requireJson(request: FastifyRequest): Promise<void> {
@@ -31,6 +31,26 @@ export function apiThrottle(app: FastifyInstance) {
       throw new TooManyRequestsError(attempt.retryAfterSeconds);
     }
     reply.header('x-ratelimit-remaining', attempt.remaining);
+  };
+}
+
+/**
+ * The preHandler of a protected API route: authenticate with API_GUARDS (401, or 403 for a missing
+ * ability), then the general API limit. Like Laravel's throttle:api running before auth:sanctum, a
+ * request that fails to authenticate is counted against its IP, so guessing tokens is throttled too.
+ */
+export function apiAuth(app: FastifyInstance, options: { ability?: string } = {}) {
+  const authenticate = app.requireAuth(API_GUARDS, options);
+  const throttle = apiThrottle(app);
+  return async function apiAuthenticate(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    try {
+      await authenticate.call(this, request, reply);
+    } catch (error) {
+      // A 429 from the throttle replaces the 401 once the IP's allowance is spent.
+      if (error instanceof AuthenticationError) await throttle(request, reply);
+      throw error;
+    }
+    await throttle(request, reply);
   };
 }
 

@@ -5,7 +5,7 @@ import { attemptLogin } from '../../../auth/login.ts';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
 import { iso, toPublicUser } from '../../../users/user.ts';
 import { HttpError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
-import { API_GUARDS, apiThrottle, auditContext, requireJson } from './support.ts';
+import { apiAuth, apiThrottle, auditContext, requireJson } from './support.ts';
 
 const MAX_EXPIRES_IN = 10 * 365 * 24 * 3600;
 
@@ -36,7 +36,7 @@ interface IssueInput {
 export async function tokenRoutes(app: FastifyInstance) {
   const { services } = app;
   const throttle = apiThrottle(app);
-  const authenticated = [app.requireAuth(API_GUARDS), throttle];
+  const authenticated = apiAuth(app);
   const provider = app.userProviders.get('users')!;
 
   app.post('/api/tokens', { preHandler: [throttle, requireJson] }, async (request, reply) => {

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { toPublicUser } from '../../../users/user.ts';
-import { API_GUARDS, apiThrottle } from './support.ts';
+import { apiAuth } from './support.ts';
 
 // A response schema lets Fastify serialise with a compiled stringifier (the hottest route).
 const userSchema = {
@@ -21,7 +21,7 @@ export async function userRoutes(app: FastifyInstance) {
   app.get(
     '/api/user',
     {
-      preHandler: [app.requireAuth(API_GUARDS), apiThrottle(app)],
+      preHandler: apiAuth(app),
       schema: { response: { 200: userSchema } },
     },
     async (request) => toPublicUser(request.identity!.user),

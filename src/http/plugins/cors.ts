@@ -1,0 +1,82 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type { StatefulDomains } from '../../auth/stateful-domains.ts';
+
+/** The routes a single-page app calls cross-origin (CONTRACT §5). Nothing else gets a CORS grant. */
+const SPA_PATHS = new Set(['/sanctum/csrf-cookie', '/login', '/logout', '/register']);
+const PREFLIGHT_PATHS = ['/api', '/api/*', ...SPA_PATHS];
+
+const ALLOW_METHODS = 'GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS';
+const ALLOW_HEADERS = [
+  'Accept',
+  'Accept-Language',
+  'Authorization',
+  'Content-Type',
+  'X-CSRF-TOKEN',
+  'X-Requested-With',
+  'X-XSRF-TOKEN',
+].join(', ');
+/** Lets the SPA tell a throttled user how long to wait. */
+const EXPOSE_HEADERS = 'Retry-After, X-RateLimit-Limit, X-RateLimit-Remaining';
+/** Chromium caps preflight caching at two hours anyway. */
+const MAX_AGE_SECONDS = '7200';
+
+/**
+ * CORS with credentials for the stateful front ends only (SANCTUM_STATEFUL_DOMAINS), on the routes an
+ * SPA uses. A listed origin gets its own origin echoed plus Allow-Credentials; any other origin gets
+ * no grant at all, so its script can neither read our responses nor send preflighted requests
+ * (JSON bodies, X-XSRF-TOKEN, Authorization). `Vary: Origin` keeps caches from mixing the two.
+ *
+ * The grant is only half of the protection: the session cookie is ignored on /api unless the request
+ * is stateful, and stateful state changes need the XSRF header (plugins/csrf.ts).
+ */
+export const corsPlugin = fp<{ statefulDomains: StatefulDomains }>(
+  async (app, options) => {
+    const grantedOrigin = (request: FastifyRequest): string | null => {
+      const origin = request.headers.origin;
+      // Echo only an origin in the exact form browsers serialise it (scheme://host[:port]).
+      if (typeof origin !== 'string' || !options.statefulDomains.matches(origin)) return null;
+      return new URL(origin).origin === origin ? origin : null;
+    };
+
+    app.addHook('onSend', async (request, reply, payload) => {
+      if (!isSpaPath(request)) return payload;
+      appendVary(reply, 'Origin');
+      const origin = grantedOrigin(request);
+      if (origin !== null) {
+        reply.header('access-control-allow-origin', origin);
+        reply.header('access-control-allow-credentials', 'true');
+        reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+      }
+      return payload;
+    });
+
+    // Preflights. An unlisted origin gets a bare 204: without Allow-Origin the browser stops there.
+    const preflight = async (request: FastifyRequest, reply: FastifyReply) => {
+      if (grantedOrigin(request) !== null && request.headers['access-control-request-method']) {
+        reply.header('access-control-allow-methods', ALLOW_METHODS);
+        reply.header('access-control-allow-headers', ALLOW_HEADERS);
+        reply.header('access-control-max-age', MAX_AGE_SECONDS);
+      }
+      return reply.code(204).send();
+    };
+    for (const path of PREFLIGHT_PATHS) app.options(path, preflight);
+  },
+  { name: 'gatehouse-cors' },
+);
+
+function isSpaPath(request: FastifyRequest): boolean {
+  // The matched route when there is one: a percent-encoded path reaches the same handler.
+  const path = request.routeOptions.url ?? request.url.split('?', 1)[0]!;
+  return path === '/api' || path.startsWith('/api/') || SPA_PATHS.has(path);
+}
+
+function appendVary(reply: FastifyReply, field: string): void {
+  const current = reply.getHeader('vary');
+  const values = String(current ?? '')
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+  if (values.includes('*') || values.some((v) => v.toLowerCase() === field.toLowerCase())) return;
+  reply.header('vary', [...values, field].join(', '));
+}
