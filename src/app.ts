@@ -24,7 +24,10 @@ import { assetRoutes } from './http/routes/assets.ts';
 import { opsRoutes } from './http/routes/ops.ts';
 import { csrfCookieRoutes } from './http/routes/web/csrf-cookie.ts';
 import { dashboardRoutes } from './http/routes/web/dashboard.ts';
+import { homeRoutes } from './http/routes/web/home.ts';
 import { loginRoutes } from './http/routes/web/login.ts';
+import { profileRoutes } from './http/routes/web/profile.ts';
+import { registerRoutes } from './http/routes/web/register.ts';
 import type { Services } from './services.ts';
 import { databaseProviderDriver } from './users/user-provider.ts';
 
@@ -109,6 +112,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(loginRoutes);
   await app.register(csrfCookieRoutes);
   await app.register(dashboardRoutes);
+  await app.register(homeRoutes);
+  await app.register(registerRoutes, {});
+  await app.register(profileRoutes);
 
   for (const plugin of options.plugins ?? []) await app.register(plugin);
 

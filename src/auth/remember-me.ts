@@ -95,3 +95,9 @@ export async function revokeRememberTokens(db: Db, userId: number, guard?: strin
   const result = await query.executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Deletes expired remember-me tokens (sessions:prune); an expired one is refused anyway, this keeps the table small. */
+export async function pruneRememberTokens(db: Db, now: number): Promise<number> {
+  const result = await db.deleteFrom('remember_tokens').where('expires_at', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -9,6 +9,17 @@ export async function insertSessionRow(db: Db, row: NewSessionRow): Promise<void
   await db.insertInto('sessions').values(row).execute();
 }
 
+/** Inserts unless the id already exists (ON CONFLICT DO NOTHING in both dialects); true when inserted. */
+export async function insertSessionRowIfAbsent(db: Db, row: NewSessionRow): Promise<boolean> {
+  const inserted = await db
+    .insertInto('sessions')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  return inserted !== undefined;
+}
+
 export async function updateSessionRow(
   db: Db,
   id: string,

@@ -6,6 +6,7 @@ import {
   deleteSessionsOfUser,
   findSessionRow,
   insertSessionRow,
+  insertSessionRowIfAbsent,
   listSessionsOfUser,
   touchSessionRow,
   updateSessionRow,
@@ -91,7 +92,38 @@ export async function createSession(
   meta: SessionMeta,
   now: number,
 ): Promise<Session> {
-  const row: SessionRow = {
+  const row = newRow(guard, plainId, userId, data, meta, now);
+  await insertSessionRow(db, row);
+  return toSession(row);
+}
+
+/**
+ * Stores a guest's first data under the id its browser already holds (so the CSRF token of a form it
+ * was shown stays valid). Null when that id is taken: by a concurrent request of the same browser
+ * (two tabs bounced to the login at once), or by another guard's session. The caller then issues a
+ * fresh id instead of failing or writing into a row that is not its own.
+ */
+export async function createGuestSession(
+  db: Db,
+  guard: string,
+  plainId: string,
+  data: SessionData,
+  meta: SessionMeta,
+  now: number,
+): Promise<Session | null> {
+  const row = newRow(guard, plainId, null, data, meta, now);
+  return (await insertSessionRowIfAbsent(db, row)) ? toSession(row) : null;
+}
+
+function newRow(
+  guard: string,
+  plainId: string,
+  userId: number | null,
+  data: SessionData,
+  meta: SessionMeta,
+  now: number,
+): SessionRow {
+  return {
     id: sessionKey(plainId),
     guard,
     user_id: userId,
@@ -101,8 +133,6 @@ export async function createSession(
     created_at: now,
     last_activity: now,
   };
-  await insertSessionRow(db, row);
-  return toSession(row);
 }
 
 export function saveSessionData(db: Db, key: string, data: SessionData, now: number): Promise<void> {

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { csrfTokenFor, csrfTokenMatches } from '../../auth/csrf.ts';
 import type { UserProvider } from '../../auth/guards.ts';
+import { endSession } from '../../auth/logout.ts';
 import { consumeRememberToken, forgetRememberToken, issueRememberToken } from '../../auth/remember-me.ts';
 import {
+  createGuestSession,
   createSession,
   destroySession,
   findSession,
@@ -115,7 +117,13 @@ export class HttpSession {
         now,
       },
     );
-    if (result.status !== 'ok' || (await this.provider.retrieveById(result.userId)) === null) {
+    if (result.status !== 'ok') {
+      this.#rememberOut = null;
+      return;
+    }
+    if ((await this.provider.retrieveById(result.userId)) === null) {
+      // A disabled account's token is spent rather than left rotated: it must not work once re-enabled.
+      await forgetRememberToken(db, result.cookie);
       this.#rememberOut = null;
       return;
     }
@@ -223,9 +231,16 @@ export class HttpSession {
   /** Destroys the session server-side (the old cookie stops working) and forgets the remember token. */
   async logout(): Promise<void> {
     await this.load();
-    const { db } = this.services.database;
-    if (this.#stored) await destroySession(db, this.#stored.key);
-    await forgetRememberToken(db, this.request.cookies[this.rememberCookieName]);
+    await endSession(
+      this.services.database.db,
+      {
+        guard: this.settings.guard,
+        key: this.#stored?.key ?? null,
+        userId: this.userId,
+        rememberCookie: this.request.cookies[this.rememberCookieName],
+      },
+      { ip: this.request.ip, now: this.services.clock.now() },
+    );
     this.#rememberOut = null;
     this.#stored = null;
     this.#data = {};
@@ -243,19 +258,31 @@ export class HttpSession {
       if (this.#stored) {
         await saveSessionData(db, this.#stored.key, this.#data, now);
       } else if (Object.keys(this.#data).length > 0) {
-        if (this.#plainId === null) {
+        const meta = { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
+        if (this.#plainId !== null) {
+          this.#stored = await createGuestSession(
+            db,
+            this.settings.guard,
+            this.#plainId,
+            this.#data,
+            meta,
+            now,
+          );
+        }
+        if (this.#stored === null) {
+          // No id yet, or the presented one is taken (see createGuestSession): a fresh 256-bit id cannot be.
           this.#plainId = newSessionId();
           this.#sendIdCookie = true;
+          this.#stored = await createSession(
+            db,
+            this.settings.guard,
+            this.#plainId,
+            null,
+            this.#data,
+            meta,
+            now,
+          );
         }
-        this.#stored = await createSession(
-          db,
-          this.settings.guard,
-          this.#plainId,
-          null,
-          this.#data,
-          { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null },
-          now,
-        );
       }
       this.#dirty = false;
     }

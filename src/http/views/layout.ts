@@ -1,16 +1,29 @@
 import type { FastifyRequest } from 'fastify';
+import { csrfField } from './forms.ts';
 import { type Html, html } from './html.ts';
+
+/** The signed-in web user, for the header's account links and its log-out button. */
+export interface Account {
+  readonly name: string;
+  readonly csrfToken: string;
+}
 
 export interface LayoutOptions {
   title: string;
   body: Html;
   /** Extra class on <body>, e.g. "admin" for the panel. */
   variant?: string;
+  /**
+   * Web pages pass the signed-in account (dashboard, profile, log out) or null for a guest (log in,
+   * register). Left out (error pages, the panel), the header shows no account links.
+   */
+  account?: Account | null;
 }
 
 /** The page frame shared by web and admin pages: app name, language switcher, one stylesheet. */
 export function layout(request: FastifyRequest, options: LayoutOptions): Html {
   const { appName } = request.server.services.config;
+  const t = request.t;
   const path = request.url.split('?')[0] ?? '/';
   return html`<!doctype html>
 <html lang="${request.locale}">
@@ -21,16 +34,44 @@ export function layout(request: FastifyRequest, options: LayoutOptions): Html {
 <link rel="stylesheet" href="/assets/app.css">
 </head>
 <body class="${options.variant ?? 'web'}">
+<a class="skip-link" href="#main">${t('pages.skip_to_content')}</a>
 <header class="topbar">
-  <a class="brand" href="/">${appName}</a>
-  <nav class="langs" aria-label="${request.t('pages.language')}">
-    ${request.server.services.i18n.locales.map(
-      (l) =>
-        html`<a href="${path}?lang=${l}" hreflang="${l}"${l === request.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
-    )}
-  </nav>
+  <div class="topbar-inner">
+    <a class="brand" href="/">${brandMark()}<span>${appName}</span></a>
+    ${accountNav(request, options.account, path)}
+    <nav class="langs" aria-label="${t('pages.language')}">
+      ${request.server.services.i18n.locales.map(
+        (l) =>
+          html`<a href="${path}?lang=${l}" hreflang="${l}" lang="${l}"${l === request.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
+      )}
+    </nav>
+  </div>
 </header>
-<main>${options.body}</main>
+<main id="main">${options.body}</main>
+<footer class="site-footer">${appName}</footer>
 </body>
 </html>`;
+}
+
+function accountNav(request: FastifyRequest, account: Account | null | undefined, path: string): Html {
+  const t = request.t;
+  const link = (href: string, label: string) =>
+    html`<a href="${href}"${href === path ? html` aria-current="page"` : ''}>${label}</a>`;
+  if (account === undefined) return html``;
+  if (account === null) {
+    return html`<nav class="site-nav" aria-label="${t('pages.account')}">
+      ${link('/login', t('pages.log_in'))}
+      <a class="button small" href="/register">${t('pages.register')}</a>
+    </nav>`;
+  }
+  return html`<nav class="site-nav" aria-label="${t('pages.account')}">
+      ${link('/dashboard', t('pages.dashboard'))}
+      ${link('/profile', t('pages.profile'))}
+      <form method="post" action="/logout" class="inline">${csrfField(account.csrfToken)}<button type="submit" class="link-button">${t('pages.log_out')}</button></form>
+    </nav>`;
+}
+
+/** A small gate drawn inline: no extra request, allowed by the CSP (markup, not script or style). */
+function brandMark(): Html {
+  return html`<svg class="brand-mark" viewBox="0 0 32 32" aria-hidden="true" focusable="false"><rect width="32" height="32" rx="8" fill="currentColor"/><path d="M9 24V13a7 7 0 0 1 14 0v11" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/><path d="M16 24v-6" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/></svg>`;
 }

@@ -2,12 +2,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { attemptLogin } from '../../../auth/login.ts';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { authRequest } from '../../plugins/auth.ts';
 import type { FormState } from '../../views/forms.ts';
 import { type Html, html } from '../../views/html.ts';
 import { loginPage } from '../../views/pages/login.ts';
 import { auditContext } from '../api/support.ts';
-import { formBody, safeLocalPath, sendPage, validateForm } from './support.ts';
+import { formBody, redirectIfAuthenticated, safeLocalPath, sendPage, validateForm } from './support.ts';
 
 /** The seed's login form: email required + e-mail format, password required + min 6, remember optional. */
 export const loginSchema = {
@@ -89,16 +88,16 @@ export async function loginRoutes(app: FastifyInstance) {
       action: '/login',
       guard: 'web',
       title: request.t('pages.log_in'),
-      links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a> · <a href="/register">${request.t('pages.register')}</a></p>`,
+      lead: request.t('pages.login_lead'),
+      account: null,
+      links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a></p>
+  <p class="links">${request.t('pages.no_account')} <a href="/register">${request.t('pages.register')}</a></p>`,
     });
 
-  app.get('/login', async (request, reply) => {
-    // Already signed in: the login form has nothing to offer.
-    if (await app.guards.get('web')!.check(authRequest(request))) {
-      return reply.redirect(config.loginRedirect);
-    }
-    return sendPage(reply, await render(request, {}));
-  });
+  // Already signed in: the login form has nothing to offer.
+  app.get('/login', { preHandler: redirectIfAuthenticated }, async (request, reply) =>
+    sendPage(reply, await render(request, {})),
+  );
 
   app.post(
     '/login',
@@ -115,6 +114,7 @@ export async function loginRoutes(app: FastifyInstance) {
     const session = await request.sessionOf('web').load();
     await session.logout();
     if (expectsJson(request)) return reply.code(204).send();
+    session.flash('status', request.t('pages.logged_out'));
     return reply.redirect('/');
   });
 }

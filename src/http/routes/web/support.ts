@@ -1,8 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ValidationError } from '../../../lib/validation.ts';
+import { ForbiddenError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
+import { authRequest } from '../../plugins/auth.ts';
 import type { FormState } from '../../views/forms.ts';
 import type { Html } from '../../views/html.ts';
+import type { Account } from '../../views/layout.ts';
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(page.value);
@@ -46,4 +49,35 @@ export function safeLocalPath(value: unknown, fallback: string): string {
   }
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
   return /[\u0000-\u001f\u007f\\]/.test(value) ? fallback : value;
+}
+
+/**
+ * The signed-in web account for the page header (null for a guest). Guarded pages already know the
+ * identity; public pages ask the web guard, which may restore a session from a remember-me cookie.
+ */
+export async function currentAccount(request: FastifyRequest): Promise<Account | null> {
+  const identity =
+    request.identity?.guard === 'web'
+      ? request.identity
+      : await request.server.guards.get('web')!.authenticate(authRequest(request));
+  if (identity === null) return null;
+  return { name: identity.user.name, csrfToken: request.sessionOf('web').csrfToken() };
+}
+
+/** Guest-only pages (login, register): a signed-in user has nothing to do there. */
+export async function redirectIfAuthenticated(request: FastifyRequest, reply: FastifyReply) {
+  if (await request.server.guards.get('web')!.check(authRequest(request))) {
+    return reply.redirect(request.server.services.config.loginRedirect);
+  }
+}
+
+/**
+ * preHandler after requireAuth(['web']): pages that need a verified address. Browsers go to the
+ * verification notice; JSON clients get 403 with auth.unverified (Laravel's EnsureEmailIsVerified).
+ */
+export async function requireVerifiedEmail(request: FastifyRequest, reply: FastifyReply) {
+  const user = request.identity?.user;
+  if (user !== undefined && user.emailVerifiedAt !== null) return;
+  if (expectsJson(request)) throw new ForbiddenError('auth.unverified');
+  return reply.redirect('/email/verify');
 }

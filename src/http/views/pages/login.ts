@@ -1,15 +1,19 @@
 import type { FastifyRequest } from 'fastify';
 import { checkbox, csrfField, type FormState, input, statusMessage } from '../forms.ts';
 import { type Html, html } from '../html.ts';
-import { layout } from '../layout.ts';
+import { type Account, layout } from '../layout.ts';
 
 export interface LoginPageOptions {
   /** Where the form posts and which session's CSRF token it carries: the web login or the panel's. */
   action: string;
   guard: string;
   title: string;
+  /** One line under the title. */
+  lead?: string;
   variant?: string;
   links?: Html;
+  /** The header's account links (null: guest links); the panel leaves it out. */
+  account?: Account | null;
 }
 
 export async function loginPage(
@@ -22,8 +26,10 @@ export async function loginPage(
   return layout(request, {
     title: options.title,
     variant: options.variant,
-    body: html`<section class="card narrow">
+    account: options.account,
+    body: html`<section class="card narrow auth-card">
   <h1>${options.title}</h1>
+  ${options.lead ? html`<p class="lead">${options.lead}</p>` : ''}
   ${statusMessage(session.flashed('status'))}
   <form method="post" action="${options.action}" novalidate>
     ${csrfField(session.csrfToken())}
@@ -31,7 +37,7 @@ export async function loginPage(
     ${input(state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true })}
     ${checkbox(state, 'remember', t('pages.remember_me'))}
     <div class="actions">
-      <button type="submit" class="button">${t('pages.log_in')}</button>
+      <button type="submit" class="button block">${t('pages.log_in')}</button>
     </div>
   </form>
   ${options.links ?? ''}

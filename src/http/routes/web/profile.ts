@@ -1,0 +1,27 @@
+import type { FastifyInstance } from 'fastify';
+import { listAccessTokens } from '../../../auth/access-tokens.ts';
+import { profilePage } from '../../views/pages/profile.ts';
+import { requireVerifiedEmail, sendPage } from './support.ts';
+
+/** GET /profile: a session and a verified e-mail address (CONTRACT §4). */
+export async function profileRoutes(app: FastifyInstance) {
+  const { services } = app;
+  app.get(
+    '/profile',
+    { preHandler: [app.requireAuth(['web']), requireVerifiedEmail] },
+    async (request, reply) => {
+      const user = request.identity!.user;
+      const session = request.sessionOf('web');
+      const tokens = await listAccessTokens(services.database.db, services.tokens, user.id);
+      return sendPage(
+        reply,
+        profilePage(request, {
+          user,
+          tokens,
+          csrfToken: session.csrfToken(),
+          status: session.flashed('status'),
+        }),
+      );
+    },
+  );
+}

@@ -1,0 +1,71 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { validate, validationError } from '../../../lib/validation.ts';
+import {
+  type RegistrationHooks,
+  type RegistrationInput,
+  registerUser,
+  registrationSchema,
+} from '../../../users/registration.ts';
+import { expectsJson } from '../../negotiation.ts';
+import type { FormState } from '../../views/forms.ts';
+import { registerPage } from '../../views/pages/register.ts';
+import { auditContext } from '../api/support.ts';
+import { formBody, redirectIfAuthenticated, sendPage, validateForm } from './support.ts';
+
+export interface RegisterRouteOptions {
+  /** Runs in the registration's transaction (see RegistrationHooks): the verification mail goes here. */
+  readonly afterCreate?: RegistrationHooks['afterCreate'];
+}
+
+/** GET/POST /register (CONTRACT §4): success logs the new user in and goes to /dashboard. */
+export async function registerRoutes(app: FastifyInstance, options: RegisterRouteOptions) {
+  const { services } = app;
+  const render = async (request: FastifyRequest, state: FormState) =>
+    registerPage(request, state, (await request.sessionOf('web').load()).csrfToken());
+
+  app.get('/register', { preHandler: redirectIfAuthenticated }, async (request, reply) =>
+    sendPage(reply, await render(request, {})),
+  );
+
+  app.post('/register', async (request: FastifyRequest, reply: FastifyReply) => {
+    const t = request.t;
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<Omit<RegistrationInput, 'locale'>>(request.body, registrationSchema, t),
+      (state) => render(request, withoutPasswords(state)),
+    );
+    if (!validated.ok) return validated.reply;
+    const result = await registerUser(
+      services.database.db,
+      services.hasher,
+      { ...validated.value, locale: request.locale },
+      auditContext(request),
+      { afterCreate: options.afterCreate },
+    );
+    if (result.status === 'email_taken') {
+      const error = validationError(
+        { email: [t('validation.unique', { attribute: t('validation.attributes.email') })] },
+        t,
+      );
+      if (expectsJson(request)) throw error;
+      return sendPage(
+        reply,
+        await render(request, withoutPasswords({ errors: error.errors, old: formBody(request) })),
+        422,
+      );
+    }
+    const session = await request.sessionOf('web').load();
+    await session.login(result.user.id, false);
+    session.flash('status', t('pages.registered'));
+    if (expectsJson(request)) return reply.code(204).send();
+    return reply.redirect('/dashboard');
+  });
+}
+
+/** Old input is shown again after a failed submit, but never a password. */
+function withoutPasswords(state: FormState): FormState {
+  if (!state.old) return state;
+  const { password: _p, password_confirmation: _c, ...old } = state.old;
+  return { ...state, old };
+}

@@ -1,0 +1,61 @@
+import type { FastifyRequest } from 'fastify';
+import type { AccessToken } from '../../../auth/access-tokens.ts';
+import type { User } from '../../../users/user.ts';
+import { formatDateTime } from '../format.ts';
+import { statusMessage } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { layout } from '../layout.ts';
+
+export interface ProfileView {
+  readonly user: User;
+  readonly tokens: readonly AccessToken[];
+  readonly csrfToken: string;
+  readonly status?: unknown;
+}
+
+/** The signed-in, verified user's details and their API tokens (names and dates only, never secrets). */
+export function profilePage(request: FastifyRequest, view: ProfileView): Html {
+  const t = request.t;
+  const { user } = view;
+  const when = (ms: number | null) => (ms === null ? t('pages.never') : formatDateTime(request.locale, ms));
+  return layout(request, {
+    title: t('pages.profile'),
+    account: { name: user.name, csrfToken: view.csrfToken },
+    body: html`<div class="page">
+  ${statusMessage(view.status)}
+  <header class="page-header">
+    <h1>${t('pages.profile')}</h1>
+    <p class="lead">${t('pages.profile_lead')}</p>
+  </header>
+  <section class="card">
+    <h2>${t('pages.profile_information')}</h2>
+    <dl class="facts">
+      <div><dt>${t('pages.name')}</dt><dd>${user.name}</dd></div>
+      <div><dt>${t('pages.email')}</dt><dd>${user.email}</dd></div>
+      <div><dt>${t('pages.email_verified_at')}</dt><dd>${when(user.emailVerifiedAt)}</dd></div>
+      <div><dt>${t('pages.member_since')}</dt><dd>${when(user.createdAt)}</dd></div>
+    </dl>
+  </section>
+  <section class="card">
+    <h2>${t('pages.api_tokens')}</h2>
+    <p class="muted">${t('pages.api_tokens_lead')}</p>
+    ${view.tokens.length === 0 ? html`<p class="empty">${t('pages.no_tokens')}</p>` : tokenTable(request, view.tokens, when)}
+  </section>
+</div>`,
+  });
+}
+
+function tokenTable(
+  request: FastifyRequest,
+  tokens: readonly AccessToken[],
+  when: (ms: number | null) => string,
+): Html {
+  const t = request.t;
+  return html`<div class="table-wrap"><table>
+  <thead><tr><th scope="col">${t('pages.token_name')}</th><th scope="col">${t('pages.token_abilities')}</th><th scope="col">${t('pages.token_last_used')}</th><th scope="col">${t('pages.token_expires')}</th><th scope="col">${t('pages.token_created')}</th></tr></thead>
+  <tbody>${tokens.map(
+    (token) =>
+      html`<tr><td>${token.name}</td><td>${token.abilities.map((a) => html`<code>${a}</code> `)}</td><td>${when(token.lastUsedAt)}</td><td>${when(token.expiresAt)}</td><td>${when(token.createdAt)}</td></tr>`,
+  )}</tbody>
+</table></div>`;
+}
