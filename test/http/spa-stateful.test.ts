@@ -217,6 +217,37 @@ await describeEachDialect(
       assert.equal(withXsrf.statusCode, 201);
     });
 
+    test('JSON registration from the SPA: 204 and signed in; 419 without XSRF; 422 when taken', async () => {
+      const { app, db } = ctx();
+      const spa = new SpaClient(app, SPA);
+      await spa.csrfCookie();
+      const email = `spa-${Date.now()}@example.com`;
+      const input = {
+        name: 'Spa User',
+        email,
+        password: 'a-Long-unusual-pass-42',
+        password_confirmation: 'a-Long-unusual-pass-42',
+      };
+      const users = await countRows(db, 'users');
+      const noXsrf = await spa.json('POST', '/register', input, { xsrf: false });
+      assert.equal(noXsrf.statusCode, 419);
+      assert.equal(await countRows(db, 'users'), users);
+
+      const registered = await spa.json('POST', '/register', input);
+      assert.equal(registered.statusCode, 204, registered.body);
+      assert.equal(await countRows(db, 'users'), users + 1);
+      const me = await spa.json('GET', '/api/user');
+      assert.equal(me.statusCode, 200);
+      assert.equal(me.json().email, email);
+
+      const again = new SpaClient(app, SPA);
+      await again.csrfCookie();
+      const taken = await again.json('POST', '/register', input);
+      assert.equal(taken.statusCode, 422);
+      assert.deepEqual(taken.json().errors.email, ['The email has already been taken.']);
+      assert.equal(await countRows(db, 'users'), users + 1);
+    });
+
     test('JSON login from the SPA: §2 errors, 419 without the XSRF header', async () => {
       const { app, createUser, db } = ctx();
       const user = await createUser();
