@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { requestToken } from '../helpers/api.ts';
+import { describeEachDialect } from '../helpers/app.ts';
+
+const PAIRS = 20;
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return (sorted[Math.floor((sorted.length - 1) / 2)]! + sorted[Math.ceil((sorted.length - 1) / 2)]!) / 2;
+};
+
+/**
+ * No user enumeration through POST /api/tokens: an unknown e-mail costs a full argon2id verification
+ * (against a dummy hash), like a wrong password does. Medians over interleaved pairs, loosely bounded,
+ * so a busy machine slows both sides alike instead of failing the test.
+ */
+await describeEachDialect(
+  'POST /api/tokens timing: unknown e-mail ≈ wrong password',
+  (ctx) => {
+    test(`medians over ${PAIRS} interleaved pairs are within 15 ms`, async (t) => {
+      const { app, createUser } = ctx();
+      const user = await createUser();
+      const wrong = (i: number) =>
+        requestToken(app, { email: user.email, password: `wrong-${i}`, device_name: 'x' }, `10.9.${i}.1`);
+      const unknown = (i: number) =>
+        requestToken(
+          app,
+          { email: `nobody-${i}@example.com`, password: `wrong-${i}`, device_name: 'x' },
+          `10.9.${i}.2`,
+        );
+      const timed = async (run: () => Promise<{ statusCode: number; body: string }>) => {
+        const started = performance.now();
+        const response = await run();
+        const elapsed = performance.now() - started;
+        assert.equal(response.statusCode, 401);
+        return { elapsed, body: response.body };
+      };
+
+      // Warm-up: the dummy hash is made on first use, and the first queries prepare statements.
+      for (let i = 0; i < 3; i++) {
+        await timed(() => wrong(200 + i));
+        await timed(() => unknown(200 + i));
+      }
+      const wrongTimes: number[] = [];
+      const unknownTimes: number[] = [];
+      for (let i = 0; i < PAIRS; i++) {
+        // Alternate which goes first, so drift in machine load falls on both sides.
+        const order = i % 2 === 0 ? [wrong, unknown] : [unknown, wrong];
+        for (const run of order) {
+          const { elapsed, body } = await timed(() => run(i));
+          assert.equal(body, '{"message":"The provided credentials are incorrect."}');
+          (run === wrong ? wrongTimes : unknownTimes).push(elapsed);
+        }
+      }
+      const gap = Math.abs(median(wrongTimes) - median(unknownTimes));
+      t.diagnostic(
+        `median wrong password ${median(wrongTimes).toFixed(1)} ms, unknown e-mail ${median(unknownTimes).toFixed(1)} ms`,
+      );
+      assert.ok(
+        gap < 15,
+        `median wrong password ${median(wrongTimes).toFixed(1)} ms vs unknown e-mail ${median(unknownTimes).toFixed(1)} ms`,
+      );
+      // Both really spend a verification: far above a bare database lookup.
+      assert.ok(median(unknownTimes) > 3, `unknown e-mail took only ${median(unknownTimes).toFixed(1)} ms`);
+    });
+  },
+  { env: { API_RATE_LIMIT: '0' } },
+);
