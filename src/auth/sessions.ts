@@ -73,7 +73,9 @@ export async function findSession(
     return null;
   }
   if (row.last_activity <= now - TOUCH_INTERVAL) {
-    touchSessionRow(db, row.id, now, now - TOUCH_INTERVAL).catch(() => {});
+    // Awaited (once a minute per session at most): an unawaited write could land after a later
+    // request's read, and a failed touch must not fail the page, only cost some idle time.
+    await touchSessionRow(db, row.id, now, now - TOUCH_INTERVAL).catch(() => {});
   }
   return toSession(row);
 }
