@@ -24,8 +24,13 @@ import { assetRoutes } from './http/routes/assets.ts';
 import { opsRoutes } from './http/routes/ops.ts';
 import { csrfCookieRoutes } from './http/routes/web/csrf-cookie.ts';
 import { dashboardRoutes } from './http/routes/web/dashboard.ts';
+import {
+  emailVerificationRoutes,
+  verificationMailOnRegistration,
+} from './http/routes/web/email-verification.ts';
 import { homeRoutes } from './http/routes/web/home.ts';
 import { loginRoutes } from './http/routes/web/login.ts';
+import { passwordResetRoutes } from './http/routes/web/password-reset.ts';
 import { profileRoutes } from './http/routes/web/profile.ts';
 import { registerRoutes } from './http/routes/web/register.ts';
 import type { Services } from './services.ts';
@@ -113,7 +118,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(csrfCookieRoutes);
   await app.register(dashboardRoutes);
   await app.register(homeRoutes);
-  await app.register(registerRoutes, {});
+  await app.register(registerRoutes, { afterCreate: verificationMailOnRegistration(services) });
+  await app.register(passwordResetRoutes);
+  await app.register(emailVerificationRoutes);
   await app.register(profileRoutes);
 
   for (const plugin of options.plugins ?? []) await app.register(plugin);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import type { Config } from '../config.ts';
 import type { Database, Db } from '../db/schema.ts';
 import { hmacSha256Hex, safeEqual, sha1Hex } from '../lib/crypto.ts';
 import type { Mailing } from '../mail/mailing.ts';
@@ -16,6 +17,12 @@ export interface VerificationSettings {
   readonly appUrl: string;
   readonly appKey: Buffer;
   readonly expireMinutes: number;
+}
+
+export function verificationSettings(
+  config: Pick<Config, 'appUrl' | 'appKey' | 'verificationExpireMinutes'>,
+): VerificationSettings {
+  return { appUrl: config.appUrl, appKey: config.appKey, expireMinutes: config.verificationExpireMinutes };
 }
 
 export interface SignedLink {

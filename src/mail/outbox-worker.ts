@@ -47,6 +47,7 @@ export class OutboxWorker implements MailQueue {
   #again = false;
   #stopping = false;
   #lastPrune = 0;
+  readonly #followUps = new Set<NodeJS.Timeout>();
 
   constructor(private readonly deps: OutboxWorkerDeps) {
     this.settings = { ...DEFAULT_OUTBOX_SETTINGS, ...deps.settings };
@@ -60,8 +61,28 @@ export class OutboxWorker implements MailQueue {
     return this.#timer !== undefined;
   }
 
-  enqueue(db: Db, message: MailMessage): Promise<number> {
-    return enqueueMail(db, message, { cipher: this.deps.cipher, now: this.deps.clock.now() });
+  async enqueue(db: Db, message: MailMessage): Promise<number> {
+    const id = await enqueueMail(db, message, { cipher: this.deps.cipher, now: this.deps.clock.now() });
+    if (db.isTransaction) this.#wakeAfterCommit();
+    else this.wake();
+    return id;
+  }
+
+  /**
+   * The row becomes visible when the caller commits, which Kysely does not let us observe. Callers
+   * should wake() after their commit; in case one does not (a hook deep inside a use case), the worker
+   * also looks again a few times shortly after, so the mail never waits for the poll interval.
+   */
+  #wakeAfterCommit(): void {
+    if (this.#followUps.size > 0) return;
+    for (const delay of [25, 150, 600]) {
+      const timer = setTimeout(() => {
+        this.#followUps.delete(timer);
+        this.wake();
+      }, delay);
+      timer.unref();
+      this.#followUps.add(timer);
+    }
   }
 
   /** Starts polling (and delivering what is due now). Idempotent. */
@@ -93,6 +114,8 @@ export class OutboxWorker implements MailQueue {
     this.#stopping = true;
     clearInterval(this.#timer);
     this.#timer = undefined;
+    for (const timer of this.#followUps) clearTimeout(timer);
+    this.#followUps.clear();
     await this.#running;
     this.deps.transport.close();
   }

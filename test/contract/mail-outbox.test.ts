@@ -52,6 +52,17 @@ await describeEachDialect(
       assert.equal(mailsTo(kept).length, 1);
     });
 
+    test('a caller that never calls wake() still gets its committed mail out without the poll', async () => {
+      const { services, db } = ctx();
+      const to = `unwoken-${dialect}@example.com`;
+      await db.transaction().execute(async (trx) => {
+        await services.outbox.enqueue(trx, message(services, to));
+        // The use case goes on for a while before it commits.
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      });
+      await sink!.waitForMail((m) => m.envelope.to.includes(to), 2000);
+    });
+
     test('payload is sealed at rest and wiped after sending', async () => {
       const { services, db } = ctx();
       const to = `sealed-${dialect}@example.com`;

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import {
+  checkVerificationLink,
+  markEmailVerified,
+  queueVerificationMail,
+  resendVerificationMail,
+  verificationSettings,
+} from '../../../auth/email-verification.ts';
+import { createMailing } from '../../../mail/mailing.ts';
+import type { Services } from '../../../services.ts';
+import type { RegistrationHooks } from '../../../users/registration.ts';
+import { ForbiddenError, TooManyRequestsError } from '../../errors.ts';
+import { expectsJson } from '../../negotiation.ts';
+import { verifyEmailPage } from '../../views/pages/verify-email.ts';
+import { auditContext } from '../api/support.ts';
+import { sendPage } from './support.ts';
+
+/** Laravel's `throttle:6,1` on the resend button: a mailbox cannot be flooded from one account. */
+const RESEND_LIMIT = { max: 6, windowSeconds: 60 };
+
+/**
+ * GET /email/verify (notice), POST /email/verification-notification (resend), and the link itself,
+ * GET /email/verify/{id}/{hash}?expires=&signature= (CONTRACT §4). All need the web session: a guest
+ * opening a link is sent to log in and brought back to it (the intended URL).
+ */
+export async function emailVerificationRoutes(app: FastifyInstance) {
+  const { services } = app;
+  const settings = verificationSettings(services.config);
+  const mailing = createMailing(services.config, services.i18n, services.outbox);
+  const web = app.requireAuth(['web']);
+
+  app.get('/email/verify', { preHandler: web }, async (request, reply) => {
+    const user = request.identity!.user;
+    const t = request.t;
+    if (user.emailVerifiedAt !== null) {
+      if (expectsJson(request)) return reply.send({ message: t('verification.already_verified') });
+      return reply.redirect(services.config.loginRedirect);
+    }
+    if (expectsJson(request)) return reply.send({ message: t('verification.notice') });
+    const session = request.sessionOf('web');
+    return sendPage(reply, verifyEmailPage(request, user, session.csrfToken(), session.flashed('status')));
+  });
+
+  app.post('/email/verification-notification', { preHandler: web }, async (request, reply) => {
+    const user = request.identity!.user;
+    const t = request.t;
+    if (user.emailVerifiedAt !== null) {
+      if (expectsJson(request)) return reply.send({ message: t('verification.already_verified') });
+      return reply.redirect(services.config.loginRedirect);
+    }
+    const attempt = await services.limiter.attempt(`verification:${user.id}`, RESEND_LIMIT);
+    if (!attempt.allowed) throw new TooManyRequestsError(attempt.retryAfterSeconds);
+    await resendVerificationMail(
+      services.database.db,
+      mailing,
+      settings,
+      user,
+      request.locale,
+      services.clock.now(),
+    );
+    if (expectsJson(request)) return reply.send({ message: t('verification.sent') });
+    request.sessionOf('web').flash('status', t('verification.sent'));
+    return reply.redirect('/email/verify');
+  });
+
+  app.get<{ Params: { id: string; hash: string }; Querystring: Record<string, unknown> }>(
+    '/email/verify/:id/:hash',
+    { preHandler: web },
+    async (request, reply) => {
+      const user = request.identity!.user;
+      const check = checkVerificationLink(
+        settings,
+        user,
+        { ...request.params, expires: request.query['expires'], signature: request.query['signature'] },
+        services.clock.now(),
+      );
+      // Laravel's two refusals: a bad or expired signature, or a valid link of someone else.
+      if (check === 'invalid' || check === 'expired')
+        throw new ForbiddenError('verification.invalid_signature');
+      if (check === 'other-user') throw new ForbiddenError();
+      await markEmailVerified(services.database.db, user.id, auditContext(request));
+      if (expectsJson(request)) return reply.code(204).send();
+      return reply.redirect('/dashboard?verified=1');
+    },
+  );
+}
+
+/**
+ * The registration hook (registerRoutes' afterCreate): the verification mail is queued inside the
+ * registration's transaction, in the language the user registered in.
+ */
+export function verificationMailOnRegistration(services: Services): RegistrationHooks['afterCreate'] {
+  const settings = verificationSettings(services.config);
+  const mailing = createMailing(services.config, services.i18n, services.outbox);
+  return (trx, user) => queueVerificationMail(trx, mailing, settings, user, services.clock.now());
+}

@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  forgotPasswordSchema,
+  type PasswordResetDeps,
+  type ResetInput,
+  requestPasswordReset,
+  resetPassword,
+  resetPasswordSchema,
+} from '../../../auth/password-reset.ts';
+import { validate, validationError } from '../../../lib/validation.ts';
+import { createMailing } from '../../../mail/mailing.ts';
+import { expectsJson } from '../../negotiation.ts';
+import type { FormState } from '../../views/forms.ts';
+import { forgotPasswordPage } from '../../views/pages/forgot-password.ts';
+import { resetPasswordPage } from '../../views/pages/reset-password.ts';
+import { auditContext } from '../api/support.ts';
+import { formBody, sendPage, validateForm } from './support.ts';
+
+/**
+ * GET/POST /forgot-password, GET /reset-password/{token}?email=, POST /reset-password (CONTRACT §4).
+ * The reset token travels in the URL path, so its pages send `Referrer-Policy: no-referrer` (no link
+ * or sub-resource on them can leak it) and the request log redacts that path segment.
+ */
+export async function passwordResetRoutes(app: FastifyInstance) {
+  const { services } = app;
+  const deps: PasswordResetDeps = {
+    db: services.database.db,
+    hasher: services.hasher,
+    mailing: createMailing(services.config, services.i18n, services.outbox),
+    expireMinutes: services.config.passwordResetExpireMinutes,
+  };
+  // Reset requests finish after their response (see POST /forgot-password); shutdown waits for them.
+  const pending = new Set<Promise<void>>();
+  app.addHook('onClose', async () => {
+    await Promise.allSettled(pending);
+  });
+
+  const renderForgot = async (request: FastifyRequest, state: FormState, status?: unknown) => {
+    const session = await request.sessionOf('web').load();
+    return forgotPasswordPage(request, state, session.csrfToken(), status ?? session.flashed('status'));
+  };
+
+  app.get('/forgot-password', async (request, reply) => sendPage(reply, await renderForgot(request, {})));
+
+  app.post('/forgot-password', async (request, reply) => {
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<{ email: string }>(request.body, forgotPasswordSchema, request.t),
+      (state) => renderForgot(request, state),
+    );
+    if (!validated.ok) return validated.reply;
+    // No user enumeration, by answer or by time: the answer is fixed, and the work that happens only
+    // for a known address (token, mail, audit) runs after the response is on its way, so an unknown
+    // address and a known one answer equally fast. A failure there is logged, never shown.
+    const task = requestPasswordReset(deps, validated.value.email, request.locale, auditContext(request))
+      .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'))
+      .finally(() => pending.delete(task));
+    pending.add(task);
+    const status = request.t('passwords.sent');
+    if (expectsJson(request)) return reply.send({ message: status });
+    const session = await request.sessionOf('web').load();
+    session.flash('status', status);
+    return reply.redirect('/forgot-password');
+  });
+
+  const renderReset = async (request: FastifyRequest, state: FormState, token: string) => {
+    const session = await request.sessionOf('web').load();
+    // input() never echoes a password field, so the old input can be passed as it came.
+    return resetPasswordPage(request, state, session.csrfToken(), token);
+  };
+
+  app.get<{ Params: { token: string }; Querystring: { email?: unknown } }>(
+    '/reset-password/:token',
+    async (request, reply) => {
+      reply.header('referrer-policy', 'no-referrer');
+      const email = typeof request.query.email === 'string' ? request.query.email : '';
+      return sendPage(reply, await renderReset(request, { old: { email } }, request.params.token));
+    },
+  );
+
+  app.post('/reset-password', async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('referrer-policy', 'no-referrer');
+    const t = request.t;
+    const submitted = formBody(request)['token'];
+    const token = typeof submitted === 'string' ? submitted : '';
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<ResetInput>(request.body, resetPasswordSchema, t),
+      (state) => renderReset(request, state, token),
+    );
+    if (!validated.ok) return validated.reply;
+    const result = await resetPassword(deps, validated.value, request.locale, auditContext(request));
+    if (result.status === 'invalid') {
+      const error = validationError({ email: [t('passwords.token')] }, t);
+      if (expectsJson(request)) throw error;
+      return sendPage(
+        reply,
+        await renderReset(request, { errors: error.errors, old: formBody(request) }, token),
+        422,
+      );
+    }
+    const status = t('passwords.reset');
+    if (expectsJson(request)) return reply.send({ message: status });
+    // Loaded only now: the reset ended this browser's session too, so the flash lands in a new one.
+    const session = await request.sessionOf('web').load();
+    session.flash('status', status);
+    return reply.redirect('/login');
+  });
+}

@@ -1,0 +1,30 @@
+import type { FastifyRequest } from 'fastify';
+import { csrfField, type FormState, input, statusMessage } from '../forms.ts';
+import { type Html, html } from '../html.ts';
+import { layout } from '../layout.ts';
+
+export function forgotPasswordPage(
+  request: FastifyRequest,
+  state: FormState,
+  csrfToken: string,
+  status: unknown,
+): Html {
+  const t = request.t;
+  return layout(request, {
+    title: t('passwords.forgot_title'),
+    account: null,
+    body: html`<section class="card narrow auth-card">
+  <h1>${t('passwords.forgot_title')}</h1>
+  <p class="lead">${t('passwords.forgot_lead')}</p>
+  ${statusMessage(status)}
+  <form method="post" action="/forgot-password" novalidate>
+    ${csrfField(csrfToken)}
+    ${input(state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'email', required: true, autofocus: true })}
+    <div class="actions">
+      <button type="submit" class="button block">${t('passwords.send_link')}</button>
+    </div>
+  </form>
+  <p class="links"><a href="/login">${t('passwords.back_to_login')}</a></p>
+</section>`,
+  });
+}
