@@ -270,8 +270,9 @@ function statefulDomains(raw: string | undefined, appHost: string): string[] {
     .split(',')
     .map((h) => h.trim().toLowerCase())
     .filter(Boolean);
-  // Like Sanctum's default, the application's own host always counts as first-party.
-  if (raw === undefined) hosts.push(appHost.toLowerCase());
+  // Like Sanctum's default, the application's own host always counts as first-party — unless it is
+  // the placeholder of PORT=0 (a port picked at listen time), which no browser origin can carry.
+  if (raw === undefined && !appHost.endsWith(':0')) hosts.push(appHost.toLowerCase());
   for (const host of hosts) {
     // A typo here would silently never match (or match too much): refuse to start instead.
     try {

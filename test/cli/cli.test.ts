@@ -1,0 +1,273 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { runCli } from '../../src/cli/index.ts';
+import { openDatabase } from '../../src/db/connection.ts';
+import type { Db } from '../../src/db/schema.ts';
+import { crc32Hex, sha256Hex } from '../../src/lib/crypto.ts';
+import { TEST_APP_KEY } from '../helpers/app.ts';
+import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const BIN = join(ROOT, 'bin/gatehouse.js');
+const MINUTE = 60_000;
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `node bin/gatehouse.js …` in `cwd` with exactly `env` (plus PATH), as a user would. */
+function gatehouse(args: string[], env: Record<string, string>, cwd: string): Promise<Result> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** The same dispatcher in-process (no spawn): for the many --help and error cases. */
+async function inProcess(args: string[], env: Record<string, string>, cwd: string): Promise<Result> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk) => (out += chunk));
+  stderr.on('data', (chunk) => (err += chunk));
+  const code = await runCli(args, { stdout, stderr, stdin: new PassThrough(), env, cwd });
+  return { code, stdout: out, stderr: err };
+}
+
+const oneLine = (text: string) => text.endsWith('\n') && !text.slice(0, -1).includes('\n');
+
+let work: string;
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'));
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe('gatehouse (spawned)', () => {
+  test('--help lists every command; unknown commands fail in one line', async () => {
+    const env = { APP_KEY: TEST_APP_KEY, STORAGE_PATH: join(work, 'storage') };
+    const [help, unknown] = await Promise.all([
+      gatehouse(['--help'], env, work),
+      gatehouse(['frobnicate'], env, work),
+    ]);
+    assert.equal(help.code, 0, help.stderr);
+    for (const name of ['migrate', 'serve', 'tokens:prune'])
+      assert.match(help.stdout, new RegExp(`^  ${name} `, 'm'));
+    assert.equal(unknown.code, 1);
+    assert.equal(unknown.stdout, '');
+    assert.ok(oneLine(unknown.stderr), unknown.stderr);
+    assert.match(unknown.stderr, /Unknown command "frobnicate"/);
+  });
+
+  test('an invalid DATABASE_URL stops with one line naming it, a non-zero exit and nothing written', async () => {
+    const storage = join(work, 'fresh-storage');
+    const result = await gatehouse(
+      ['migrate'],
+      { DATABASE_URL: 'mysql://localhost/app', STORAGE_PATH: storage },
+      work,
+    );
+    assert.notEqual(result.code, 0);
+    assert.equal(result.stdout, '');
+    assert.ok(oneLine(result.stderr), result.stderr);
+    assert.match(result.stderr, /DATABASE_URL/);
+    assert.ok(!existsSync(storage), 'no storage folder or generated APP_KEY left behind');
+  });
+
+  test('migrate, then tokens:prune deletes only expired tokens', async () => {
+    const file = join(work, 'cli.sqlite');
+    const env = {
+      DATABASE_URL: `sqlite:${file}`,
+      APP_KEY: TEST_APP_KEY,
+      STORAGE_PATH: join(work, 'storage'),
+    };
+    const migrated = await gatehouse(['migrate'], env, work);
+    assert.equal(migrated.code, 0, migrated.stderr);
+    assert.match(migrated.stdout, /^Migrated: .*create_users_table.*create_personal_access_tokens_table/);
+
+    const database = openDatabase({ dialect: 'sqlite', filename: file });
+    try {
+      const ids = await seedTokens(database.db);
+      const pruned = await gatehouse(['tokens:prune'], env, work);
+      assert.equal(pruned.code, 0, pruned.stderr);
+      assert.equal(pruned.stdout, 'Pruned 2 expired tokens.\n');
+      assert.deepEqual(await remaining(database.db), [ids.live, ids.future, ids.ancientForever]);
+
+      // TOKEN_EXPIRATION=null: age alone no longer expires anything; expires_at still does.
+      const again = await inProcess(['tokens:prune'], { ...env, TOKEN_EXPIRATION: 'null' }, work);
+      assert.equal(again.stdout, 'Pruned 0 expired tokens.\n');
+    } finally {
+      await database.close();
+    }
+  });
+});
+
+/**
+ * Five tokens: expired by expires_at, expired by age (TOKEN_EXPIRATION default 525960 min), live,
+ * expiring in the future, and one past TOKEN_EXPIRATION only under the default — kept alive here by
+ * being created 10 minutes short of it.
+ */
+async function seedTokens(db: Db) {
+  const now = Date.now();
+  const { id: userId } = await db
+    .insertInto('users')
+    .values({
+      name: 'Prune',
+      email: `prune-${now}@example.com`,
+      password: 'x',
+      email_verified_at: null,
+      locale: 'en',
+      can_access_panel: 0,
+      disabled_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  const insert = async (name: string, createdAt: number, expiresAt: number | null) => {
+    const entropy = name.padEnd(40, 'x').slice(0, 40);
+    const row = await db
+      .insertInto('personal_access_tokens')
+      .values({
+        user_id: userId,
+        name,
+        token: sha256Hex(`${entropy}${crc32Hex(entropy)}`),
+        abilities: '["*"]',
+        last_used_at: null,
+        expires_at: expiresAt,
+        created_at: createdAt,
+        updated_at: createdAt,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return row.id;
+  };
+  return {
+    expired: await insert('expired', now - 10 * MINUTE, now - MINUTE),
+    old: await insert('old', now - 525960 * MINUTE - MINUTE, null),
+    live: await insert('live', now - MINUTE, null),
+    future: await insert('future', now - MINUTE, now + 60 * MINUTE),
+    ancientForever: await insert('nearly-old', now - 525950 * MINUTE, null),
+  };
+}
+
+async function remaining(db: Db): Promise<number[]> {
+  const rows = await db.selectFrom('personal_access_tokens').select('id').orderBy('id').execute();
+  return rows.map((r) => r.id);
+}
+
+describe('gatehouse (in-process dispatcher)', () => {
+  test('--help works on every command', async () => {
+    const { commands } = await import('../../src/cli/index.ts');
+    assert.ok(commands.length >= 3);
+    for (const command of commands) {
+      for (const flag of ['--help', '-h']) {
+        const result = await inProcess([command.name, flag], {}, work);
+        assert.equal(result.code, 0, `${command.name} ${flag}: ${result.stderr}`);
+        assert.match(result.stdout, new RegExp(`^Usage: gatehouse ${command.name}`), command.name);
+        assert.match(result.stdout, /--help/);
+      }
+    }
+  });
+
+  test('bad options and a missing command fail with a non-zero exit', async () => {
+    const bogus = await inProcess(['migrate', '--bogus'], {}, work);
+    assert.equal(bogus.code, 1);
+    assert.ok(oneLine(bogus.stderr), bogus.stderr);
+    assert.match(bogus.stderr, /--bogus.*gatehouse migrate --help/);
+    const none = await inProcess([], {}, work);
+    assert.equal(none.code, 1);
+  });
+
+  test('an unreachable database fails migrate in one line', async () => {
+    const result = await inProcess(
+      ['migrate'],
+      {
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:1/nothing',
+        APP_KEY: TEST_APP_KEY,
+        STORAGE_PATH: join(work, 's'),
+      },
+      work,
+    );
+    assert.equal(result.code, 1);
+    assert.ok(oneLine(result.stderr), result.stderr);
+    assert.match(result.stderr, /^migrate failed: /);
+  });
+
+  test('invalid lifetimes are named too', async () => {
+    for (const [variable, value] of [
+      ['TOKEN_EXPIRATION', 'soon'],
+      ['SESSION_LIFETIME', '2h'],
+      ['PORT', 'http'],
+    ]) {
+      const result = await inProcess(['tokens:prune'], { [variable!]: value!, APP_KEY: TEST_APP_KEY }, work);
+      assert.equal(result.code, 1);
+      assert.ok(oneLine(result.stderr), result.stderr);
+      assert.match(result.stderr, new RegExp(`^Invalid configuration: ${variable} `));
+    }
+  });
+});
+
+for (const { name, skip } of await availableDialects()) {
+  describe(`migrate and tokens:prune on ${name}`, { skip }, () => {
+    let database: TestDatabase;
+    before(async () => {
+      database = await createTestDatabase(name);
+    });
+    after(async () => {
+      await database?.drop();
+    });
+
+    test('migrate applies every migration once; prune removes only expired tokens', async () => {
+      const env = {
+        DATABASE_URL: database.url,
+        APP_KEY: TEST_APP_KEY,
+        STORAGE_PATH: join(work, `s-${name}`),
+      };
+      const first = await inProcess(['migrate'], env, work);
+      assert.equal(first.code, 0, first.stderr);
+      const migrations = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_.*\.ts$/.test(f));
+      assert.equal(
+        first.stdout
+          .replace(/^Migrated: /, '')
+          .trim()
+          .split(', ').length,
+        migrations.length,
+      );
+      const second = await inProcess(['migrate'], env, work);
+      assert.equal(second.stdout, 'Nothing to migrate.\n');
+
+      const handle = openDatabase(
+        name === 'sqlite'
+          ? { dialect: 'sqlite', filename: database.url.slice('sqlite:'.length) }
+          : { dialect: 'postgres', url: database.url },
+      );
+      try {
+        const ids = await seedTokens(handle.db);
+        const pruned = await inProcess(['tokens:prune'], env, work);
+        assert.equal(pruned.stdout, 'Pruned 2 expired tokens.\n');
+        assert.deepEqual(await remaining(handle.db), [ids.live, ids.future, ids.ancientForever]);
+        const withTen = await inProcess(['tokens:prune'], { ...env, TOKEN_EXPIRATION: '10' }, work);
+        assert.equal(withTen.stdout, 'Pruned 1 expired token.\n', 'only the fresh ones survive 10 minutes');
+        assert.deepEqual(await remaining(handle.db), [ids.live, ids.future]);
+      } finally {
+        await handle.close();
+      }
+    });
+  });
+}
