@@ -4,12 +4,14 @@ import { type Command, CommandError, type CommandIO } from './command.ts';
 import { mailTestCommand } from './commands/mail-test.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
+import { sessionsPruneCommand } from './commands/sessions-prune.ts';
 import { tokensPruneCommand } from './commands/tokens-prune.ts';
 
 export const commands: readonly Command[] = [
   mailTestCommand,
   migrateCommand,
   serveCommand,
+  sessionsPruneCommand,
   tokensPruneCommand,
 ];
 
