@@ -4,14 +4,18 @@ import type { Config } from '../../src/config.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { testMessage } from '../../src/mail/messages.ts';
 import { createServices } from '../../src/services.ts';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { freePort, type SmtpSink, startSmtpSink } from '../helpers/smtp-sink.ts';
 
 const port = await freePort();
-let sink: SmtpSink | null = await startSmtpSink({
-  port,
-  rejectRecipient: (address) => (address.startsWith('gone') ? { code: 550, message: 'No such user' } : null),
-});
+/** The sink refuses gone*@ recipients for good (550), like a server that knows no such mailbox. */
+const startSink = () =>
+  startSmtpSink({
+    port,
+    rejectRecipient: (address) =>
+      address.startsWith('gone') ? { code: 550, message: 'No such user' } : null,
+  });
+let sink: SmtpSink | null = await startSink();
 after(() => sink?.close());
 const clock = fakeClock(Date.UTC(2026, 5, 1));
 const MINUTE = 60_000;
@@ -24,6 +28,8 @@ function message(
   return testMessage({ brand, i18n: services.i18n }, { email, locale: 'en' });
 }
 
+const outboxRow = (db: TestApp['db'], id: number) =>
+  db.selectFrom('mail_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 const mailsTo = (address: string) => sink!.mails.filter((m) => m.envelope.to.includes(address));
 const settle = () => new Promise((resolve) => setTimeout(resolve, 300));
 
@@ -67,19 +73,11 @@ await describeEachDialect(
       const { services, db } = ctx();
       const to = `sealed-${dialect}@example.com`;
       const id = await services.outbox.enqueue(db, message(services, to));
-      const before = await db
-        .selectFrom('mail_outbox')
-        .selectAll()
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
+      const before = await outboxRow(db, id);
       assert.match(before.payload, /^v1\./);
       assert.ok(!before.payload.includes('Test message'));
       await services.outbox.drain();
-      const row = await db
-        .selectFrom('mail_outbox')
-        .selectAll()
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
+      const row = await outboxRow(db, id);
       assert.equal(row.payload, '');
       assert.equal(row.sent_at, clock.now());
       assert.equal(row.attempts, 1);
@@ -111,7 +109,7 @@ await describeEachDialect(
         assert.ok(row.available_at >= clock.now() + 10_000);
       }
 
-      sink = await startSmtpSink({ port });
+      sink = await startSink();
       clock.advance(MINUTE);
       await services.outbox.drain();
       await services.outbox.drain();
@@ -130,20 +128,12 @@ await describeEachDialect(
     test('a permanent refusal (5xx) is given up at once and recorded', async () => {
       const { services, db } = ctx();
       await sink!.close();
-      sink = await startSmtpSink({
-        port,
-        rejectRecipient: (address) =>
-          address.startsWith('gone') ? { code: 550, message: 'No such user' } : null,
-      });
+      sink = await startSink();
       const id = await services.outbox.enqueue(db, message(services, `gone-${dialect}@example.com`));
       await services.outbox.drain();
       clock.advance(2 * 60 * MINUTE);
       await services.outbox.drain();
-      const row = await db
-        .selectFrom('mail_outbox')
-        .selectAll()
-        .where('id', '=', id)
-        .executeTakeFirstOrThrow();
+      const row = await outboxRow(db, id);
       assert.equal(row.attempts, 1);
       assert.equal(row.sent_at, null);
       assert.ok(row.failed_at !== null);

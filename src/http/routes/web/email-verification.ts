@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   checkVerificationLink,
   markEmailVerified,
@@ -28,14 +28,16 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
   const settings = verificationSettings(services.config);
   const mailing = createMailing(services.config, services.i18n, services.outbox);
   const web = app.requireAuth(['web']);
+  // Nothing left to verify: Breeze sends the browser on to the dashboard.
+  const alreadyVerified = (request: FastifyRequest, reply: FastifyReply) =>
+    expectsJson(request)
+      ? reply.send({ message: request.t('verification.already_verified') })
+      : reply.redirect(services.config.loginRedirect);
 
   app.get('/email/verify', { preHandler: web }, async (request, reply) => {
     const user = request.identity!.user;
     const t = request.t;
-    if (user.emailVerifiedAt !== null) {
-      if (expectsJson(request)) return reply.send({ message: t('verification.already_verified') });
-      return reply.redirect(services.config.loginRedirect);
-    }
+    if (user.emailVerifiedAt !== null) return alreadyVerified(request, reply);
     if (expectsJson(request)) return reply.send({ message: t('verification.notice') });
     const session = request.sessionOf('web');
     return sendPage(reply, verifyEmailPage(request, user, session.csrfToken(), session.flashed('status')));
@@ -44,10 +46,7 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
   app.post('/email/verification-notification', { preHandler: web }, async (request, reply) => {
     const user = request.identity!.user;
     const t = request.t;
-    if (user.emailVerifiedAt !== null) {
-      if (expectsJson(request)) return reply.send({ message: t('verification.already_verified') });
-      return reply.redirect(services.config.loginRedirect);
-    }
+    if (user.emailVerifiedAt !== null) return alreadyVerified(request, reply);
     const attempt = await services.limiter.attempt(`verification:${user.id}`, RESEND_LIMIT);
     if (!attempt.allowed) throw new TooManyRequestsError(attempt.retryAfterSeconds);
     await resendVerificationMail(
