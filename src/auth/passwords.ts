@@ -22,6 +22,14 @@ export interface Argon2Params {
 /** OWASP Password Storage Cheat Sheet, argon2id option 2: m=19 MiB, t=2, p=1. */
 export const OWASP_ARGON2ID: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
+const OWASP_PREFIX = '$argon2id$v=19$m=19456,t=2,p=1$';
+/**
+ * argon2id (OWASP parameters) of 32 random bytes that were thrown away when it was made: nobody holds
+ * its password, and verifying against it costs exactly what verifying a real user's hash costs.
+ */
+const OWASP_DUMMY_HASH =
+  '$argon2id$v=19$m=19456,t=2,p=1$A5B4aYJPnnlgcaEJHjKcag$k2fIASHvbm5HcF9CUgOwG+GTCjsVkOLR+jFbp9O57Ts';
+
 /**
  * argon2id hashing on libuv's thread pool (never on the event loop), at most `concurrency` at once:
  * a flood of logins then queues here instead of taking the CPU from token checks.
@@ -34,7 +42,10 @@ export function createPasswordHasher(
   // 2 = Algorithm.Argon2id (a const enum, which isolated modules cannot import).
   const options = { algorithm: 2 as const, ...params };
   const prefix = `$argon2id$v=19$m=${params.memoryCost},t=${params.timeCost},p=${params.parallelism}$`;
-  let dummy: Promise<string> | undefined;
+  // Ready before the first unknown e-mail: made on first use, that request would cost a hash plus a
+  // verification and stand out from a wrong password.
+  let dummy: Promise<string> | undefined =
+    prefix === OWASP_PREFIX ? Promise.resolve(OWASP_DUMMY_HASH) : undefined;
 
   const verify = async (stored: string, password: string): Promise<boolean> => {
     try {
