@@ -17,7 +17,7 @@ const median = (values: number[]) => {
 await describeEachDialect(
   'POST /api/tokens timing: unknown e-mail ≈ wrong password',
   (ctx) => {
-    test(`medians over ${PAIRS} interleaved pairs are within 15 ms`, async (t) => {
+    test(`medians over ${PAIRS} interleaved pairs are within 15 ms (or 25 % under load)`, async (t) => {
       const { app, createUser } = ctx();
       const user = await createUser();
       const wrong = (i: number) =>
@@ -56,8 +56,11 @@ await describeEachDialect(
       t.diagnostic(
         `median wrong password ${median(wrongTimes).toFixed(1)} ms, unknown e-mail ${median(unknownTimes).toFixed(1)} ms`,
       );
+      // 15 ms on a quiet machine; when other work slows every hash down, a quarter of the slower median.
+      // Either way far below what skipping the dummy verification would show (the whole hash time).
+      const bound = Math.max(15, 0.25 * Math.max(median(wrongTimes), median(unknownTimes)));
       assert.ok(
-        gap < 15,
+        gap < bound,
         `median wrong password ${median(wrongTimes).toFixed(1)} ms vs unknown e-mail ${median(unknownTimes).toFixed(1)} ms`,
       );
       // Both really spend a verification: far above a bare database lookup.
