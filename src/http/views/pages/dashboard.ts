@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { User } from '../../../users/user.ts';
-import { formatDate } from '../format.ts';
+import { breakableEmail, formatDate } from '../format.ts';
 import { statusMessage } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -27,7 +27,7 @@ export function dashboardPage(request: FastifyRequest, user: User, csrfToken: st
       <h2>${t('pages.your_account')}</h2>
       <dl class="facts">
         <div><dt>${t('pages.name')}</dt><dd>${user.name}</dd></div>
-        <div><dt>${t('pages.email')}</dt><dd>${user.email} ${verified ? html`<span class="badge ok">${t('pages.verified_badge')}</span>` : html`<span class="badge warn">${t('pages.unverified_badge')}</span>`}</dd></div>
+        <div><dt>${t('pages.email')}</dt><dd><span>${breakableEmail(user.email)}</span> ${verified ? html`<span class="badge ok">${t('pages.verified_badge')}</span>` : html`<span class="badge warn">${t('pages.unverified_badge')}</span>`}</dd></div>
         <div><dt>${t('pages.member_since')}</dt><dd>${formatDate(request.locale, user.createdAt)}</dd></div>
       </dl>
       <p><a href="/profile">${t('pages.view_profile')}</a></p>

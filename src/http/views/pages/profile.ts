@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessToken } from '../../../auth/access-tokens.ts';
 import type { User } from '../../../users/user.ts';
-import { formatDateTime } from '../format.ts';
+import { breakableEmail, formatDateTime } from '../format.ts';
 import { statusMessage } from '../forms.ts';
 import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
@@ -31,7 +31,7 @@ export function profilePage(request: FastifyRequest, view: ProfileView): Html {
     <h2>${t('pages.profile_information')}</h2>
     <dl class="facts">
       <div><dt>${t('pages.name')}</dt><dd>${user.name}</dd></div>
-      <div><dt>${t('pages.email')}</dt><dd>${user.email}</dd></div>
+      <div><dt>${t('pages.email')}</dt><dd>${breakableEmail(user.email)}</dd></div>
       <div><dt>${t('pages.email_verified_at')}</dt><dd>${when(user.emailVerifiedAt)}</dd></div>
       <div><dt>${t('pages.member_since')}</dt><dd>${when(user.createdAt)}</dd></div>
     </dl>
