@@ -17,6 +17,7 @@ import { errorsPlugin } from './http/plugins/errors.ts';
 import { i18nPlugin } from './http/plugins/i18n.ts';
 import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
 import { sessionPlugin } from './http/plugins/session.ts';
+import { adminRoutes } from './http/routes/admin/index.ts';
 import { postRoutes } from './http/routes/api/posts.ts';
 import { tokenRoutes } from './http/routes/api/tokens.ts';
 import { userRoutes } from './http/routes/api/user.ts';
@@ -130,6 +131,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   return app;
 }
 
+  await app.register(adminRoutes);
 /** One log line per request (method, redacted URL, status, time); never headers or bodies. */
 const requestLogPlugin = fp(
   async (app) => {

@@ -1,14 +1,20 @@
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
 import { type Command, CommandError, type CommandIO } from './command.ts';
+import { adminGrantCommand } from './commands/admin-grant.ts';
+import { adminRevokeCommand } from './commands/admin-revoke.ts';
 import { mailTestCommand } from './commands/mail-test.ts';
+import { makeAdminCommand } from './commands/make-admin.ts';
 import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
 import { sessionsPruneCommand } from './commands/sessions-prune.ts';
 import { tokensPruneCommand } from './commands/tokens-prune.ts';
 
 export const commands: readonly Command[] = [
+  adminGrantCommand,
+  adminRevokeCommand,
   mailTestCommand,
+  makeAdminCommand,
   migrateCommand,
   serveCommand,
   sessionsPruneCommand,

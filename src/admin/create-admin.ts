@@ -1,0 +1,90 @@
+import type { Kysely } from 'kysely';
+import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import type { PasswordHasher } from '../auth/passwords.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import type { Database } from '../db/schema.ts';
+import type { Translate } from '../i18n/i18n.ts';
+import { validate } from '../lib/validation.ts';
+import { registrationSchema } from '../users/registration.ts';
+import { normaliseEmail, toUser, type User } from '../users/user.ts';
+import { findUserByEmail, insertUser } from '../users/users.repository.ts';
+
+export interface NewAdminInput {
+  name: string;
+  email: string;
+  password: string;
+}
+
+/**
+ * Validates like registration (the same schema: name ≤ 255, e-mail ≤ 255, password 8–128 and not a
+ * common one). `confirmation` is the second typing of the password; a password given as a flag is
+ * its own confirmation. Throws ValidationError, whose summary is the CLI's one line.
+ */
+export function validateNewAdmin(
+  input: NewAdminInput & { confirmation?: string },
+  t: Translate,
+): NewAdminInput {
+  const value = validate<NewAdminInput>(
+    {
+      name: input.name,
+      email: input.email,
+      password: input.password,
+      password_confirmation: input.confirmation ?? input.password,
+    },
+    registrationSchema,
+    t,
+  );
+  return { name: value.name.trim(), email: normaliseEmail(value.email), password: value.password };
+}
+
+export interface CreateAdminDeps {
+  /** A connection, not a transaction: the use case opens its own. */
+  readonly db: Kysely<Database>;
+  readonly hasher: PasswordHasher;
+  readonly canAccessPanel: (user: User) => boolean;
+}
+
+export type CreateAdminResult =
+  | { readonly status: 'ok'; readonly user: User }
+  | { readonly status: 'taken' }
+  /** The access check would refuse this user anyway (e.g. its domain is outside PANEL_EMAIL_DOMAINS). */
+  | { readonly status: 'refused' };
+
+/**
+ * Creates a verified user with the panel-access flag (the seed: admins are made explicitly, by a
+ * command). The user row and its `admin.created` audit row are written in one transaction, so a
+ * failure leaves nothing behind; of two concurrent creations of one address the unique index lets
+ * exactly one succeed.
+ */
+export async function createAdmin(
+  deps: CreateAdminDeps,
+  input: NewAdminInput,
+  audit: AuditContext,
+): Promise<CreateAdminResult> {
+  const now = audit.now;
+  const draft = {
+    name: input.name,
+    email: input.email,
+    email_verified_at: now,
+    locale: 'en',
+    can_access_panel: 1,
+    disabled_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  if (!deps.canAccessPanel(toUser({ ...draft, id: 0, password: '' }))) return { status: 'refused' };
+  // Spares an argon2 hash when the address is known; the unique index below is what decides races.
+  if ((await findUserByEmail(deps.db, input.email)) !== undefined) return { status: 'taken' };
+  const password = await deps.hasher.hash(input.password);
+  try {
+    const row = await deps.db.transaction().execute(async (trx) => {
+      const inserted = await insertUser(trx, { ...draft, password });
+      await recordAudit(trx, 'admin.created', audit, inserted.id, { email: inserted.email });
+      return inserted;
+    });
+    return { status: 'ok', user: toUser(row) };
+  } catch (error) {
+    if (isUniqueViolation(error)) return { status: 'taken' };
+    throw error;
+  }
+}

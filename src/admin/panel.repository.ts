@@ -1,0 +1,92 @@
+import { sql } from 'kysely';
+import type { Db } from '../db/schema.ts';
+import type { UserRow } from '../users/users.table.ts';
+
+/** The flag changes the panel makes; each is written only when it changes something. */
+export type UserFlagChange = { verify: true } | { disabled: boolean } | { panelAccess: boolean };
+
+/** Conditional UPDATE: true when this call changed the row (so exactly one of two racing admins audits). */
+export async function setUserFlag(
+  db: Db,
+  userId: number,
+  flag: UserFlagChange,
+  now: number,
+): Promise<boolean> {
+  let query = db.updateTable('users').where('id', '=', userId);
+  if ('verify' in flag) {
+    query = query.set({ email_verified_at: now, updated_at: now }).where('email_verified_at', 'is', null);
+  } else if ('disabled' in flag) {
+    query = flag.disabled
+      ? query.set({ disabled_at: now, updated_at: now }).where('disabled_at', 'is', null)
+      : query.set({ disabled_at: null, updated_at: now }).where('disabled_at', 'is not', null);
+  } else {
+    const value = flag.panelAccess ? 1 : 0;
+    query = query.set({ can_access_panel: value, updated_at: now }).where('can_access_panel', '!=', value);
+  }
+  const result = await query.executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+export async function userExists(db: Db, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('users').select('id').where('id', '=', userId).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Deletes one session, only if it belongs to that user and guard (an id from a form proves nothing). */
+export async function deleteUserSession(
+  db: Db,
+  userId: number,
+  guard: string,
+  key: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('sessions')
+    .where('id', '=', key)
+    .where('user_id', '=', userId)
+    .where('guard', '=', guard)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export interface UserSearch {
+  /** Matched against name and e-mail as a substring, case-insensitively; digits also match the id. */
+  readonly query: string;
+  readonly newestFirst: boolean;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** `%`, `_` and `\` typed into the search box are literal characters, not wildcards. */
+export function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+export async function searchUserRows(
+  db: Db,
+  search: UserSearch,
+): Promise<{ rows: UserRow[]; total: number }> {
+  const term = search.query.trim().toLowerCase();
+  let base = db.selectFrom('users');
+  if (term !== '') {
+    const pattern = `%${escapeLike(term)}%`;
+    base = base.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(${sql.ref('name')}) like ${pattern} escape '\\'`,
+        sql<boolean>`${sql.ref('email')} like ${pattern} escape '\\'`,
+        ...(/^\d{1,9}$/.test(term) ? [eb('id', '=', Number(term))] : []),
+      ]),
+    );
+  }
+  const direction = search.newestFirst ? 'desc' : 'asc';
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll()
+      .orderBy('created_at', direction)
+      .orderBy('id', direction)
+      .limit(search.limit)
+      .offset(search.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows, total: Number(count.n) };
+}

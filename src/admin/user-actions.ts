@@ -1,0 +1,73 @@
+import type { Kysely } from 'kysely';
+import { type AuditContext, type AuditEvent, recordAudit } from '../audit/audit.ts';
+import { deleteTokens } from '../auth/access-tokens.repository.ts';
+import { revokeRememberTokens } from '../auth/remember-me.ts';
+import { destroyUserSessions } from '../auth/sessions.ts';
+import type { Database, Db } from '../db/schema.ts';
+import { setUserFlag, type UserFlagChange, userExists } from './panel.repository.ts';
+
+/**
+ * The panel's account actions. Each one is a conditional UPDATE (so two admins clicking at once
+ * change the row once and audit once) plus its audit row, in one transaction.
+ *
+ * - `ok`: changed and audited; `unchanged`: already in that state, nothing written;
+ * - `self`: refused because an admin may not lock themselves out; `not_found`: no such user.
+ */
+export type AccountActionResult = 'ok' | 'unchanged' | 'self' | 'not_found';
+
+export function markEmailVerified(db: Kysely<Database>, userId: number, audit: AuditContext) {
+  return change(db, userId, { verify: true }, 'admin.user.verified', audit);
+}
+
+/**
+ * Disables an account: the provider refuses disabled users on every request, so their web sessions,
+ * remember-me cookies and API tokens stop working at once; they are also deleted here, so that
+ * enabling the account later does not bring the old credentials back.
+ *
+ * Admin-guard sessions are the exception: they are kept until their next panel request, which the
+ * panel answers with 403 "access withdrawn" (CONTRACT §6) and then ends. They cannot do anything
+ * meanwhile — every panel request asks the provider again.
+ */
+export function disableUser(db: Kysely<Database>, userId: number, audit: AuditContext) {
+  if (audit.actorId === userId) return Promise.resolve<AccountActionResult>('self');
+  return change(db, userId, { disabled: true }, 'admin.user.disabled', audit, async (trx) => ({
+    sessions: await destroyUserSessions(trx, userId, 'web'),
+    remember_tokens: await revokeRememberTokens(trx, userId),
+    tokens: await deleteTokens(trx, userId),
+  }));
+}
+
+export function enableUser(db: Kysely<Database>, userId: number, audit: AuditContext) {
+  return change(db, userId, { disabled: false }, 'admin.user.enabled', audit);
+}
+
+/**
+ * Grants or withdraws the panel-access flag. Nobody changes their own: an admin cannot lock
+ * themselves out by mistake, nor has anything to gain by granting it. Withdrawing also forgets the
+ * user's admin remember-me tokens; a live admin session gets 403 on its next request.
+ */
+export function setPanelAccess(db: Kysely<Database>, userId: number, grant: boolean, audit: AuditContext) {
+  if (audit.actorId === userId) return Promise.resolve<AccountActionResult>('self');
+  const event = grant ? 'admin.user.panel_granted' : 'admin.user.panel_revoked';
+  return change(db, userId, { panelAccess: grant }, event, audit, async (trx) =>
+    grant ? undefined : { remember_tokens: await revokeRememberTokens(trx, userId, 'admin') },
+  );
+}
+
+async function change(
+  db: Kysely<Database>,
+  userId: number,
+  flag: UserFlagChange,
+  event: AuditEvent,
+  audit: AuditContext,
+  sideEffects?: (trx: Db) => Promise<Record<string, unknown> | undefined>,
+): Promise<AccountActionResult> {
+  return db.transaction().execute(async (trx) => {
+    if (!(await setUserFlag(trx, userId, flag, audit.now))) {
+      return (await userExists(trx, userId)) ? 'unchanged' : 'not_found';
+    }
+    const details = await sideEffects?.(trx);
+    await recordAudit(trx, event, audit, userId, details);
+    return 'ok';
+  });
+}

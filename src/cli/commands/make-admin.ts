@@ -1,0 +1,164 @@
+import { createInterface, type Interface } from 'node:readline/promises';
+import { Writable } from 'node:stream';
+import { createAdmin, type NewAdminInput, validateNewAdmin } from '../../admin/create-admin.ts';
+import { panelAccessCheck } from '../../auth/panel-access.ts';
+import { createPasswordHasher } from '../../auth/passwords.ts';
+import { loadConfig } from '../../config.ts';
+import { openDatabase } from '../../db/connection.ts';
+import { migrateToLatest } from '../../db/migrator.ts';
+import { createI18n, type Translate } from '../../i18n/i18n.ts';
+import { ValidationError } from '../../lib/validation.ts';
+import { type Command, CommandError, type CommandIO } from '../command.ts';
+
+type Field = keyof NewAdminInput;
+const FIELDS: readonly Field[] = ['name', 'email', 'password'];
+const ATTEMPTS = 3;
+
+/**
+ * `gatehouse make:admin [--name N] [--email E] [--password P]` (CONTRACT §6): creates a verified user
+ * that passes the panel-access check. Missing values are asked for on a terminal (the password hidden
+ * and asked twice); without a terminal the command refuses instead of hanging on a prompt nobody sees.
+ */
+export const makeAdminCommand: Command = {
+  name: 'make:admin',
+  summary: 'Create a verified user with access to the administration panel',
+  usage: 'gatehouse make:admin [--name NAME] [--email EMAIL] [--password PASSWORD]',
+  options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+  async run({ values }, io) {
+    const config = loadConfig(io.env, { cwd: io.cwd });
+    // Registration's rules and messages, in English like the rest of the command line.
+    const t = createI18n('en', 'en').translator('en');
+    const given: Partial<NewAdminInput> = {};
+    for (const f of FIELDS) if (typeof values[f] === 'string') given[f] = values[f] as string;
+    const missing = FIELDS.filter((f) => given[f] === undefined);
+    if (missing.length > 0 && !io.stdin.isTTY) {
+      throw new CommandError(
+        `Missing ${missing.map((f) => `--${f}`).join(', ')}: stdin is not a terminal, so make:admin will not prompt for it.`,
+      );
+    }
+    // Bad flags fail before any question is asked.
+    for (const f of FIELDS) if (given[f] !== undefined) checked(() => checkField(f, given[f]!, given[f]!, t));
+    if (missing.length > 0) Object.assign(given, await askFor(missing, io, t));
+
+    const input = checked(() => validateNewAdmin(given as NewAdminInput, t));
+    const database = openDatabase(config.database);
+    try {
+      await migrateToLatest(database.db);
+      const result = await createAdmin(
+        {
+          db: database.db,
+          hasher: createPasswordHasher(config.hashConcurrency),
+          canAccessPanel: panelAccessCheck(config.panelEmailDomains),
+        },
+        input,
+        { actorId: null, ip: null, now: Date.now() },
+      );
+      if (result.status === 'taken') throw new CommandError(t('validation.unique', { attribute: 'email' }));
+      if (result.status === 'refused') {
+        throw new CommandError(
+          `${input.email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would refuse it.`,
+        );
+      }
+      io.stdout.write(`Success! ${result.user.email} may now log in at ${config.appUrl}/admin/login\n`);
+      return 0;
+    } finally {
+      await database.close();
+    }
+  },
+};
+
+/** Runs a validation; its first message becomes the command's one line on stderr. */
+function checked<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof ValidationError) throw new CommandError(error.summary);
+    throw error;
+  }
+}
+
+/** Validates one field with registration's rules (the others filled with valid stand-ins). */
+function checkField(field: Field, value: string, confirmation: string, t: Translate): void {
+  const valid = { name: 'Admin', email: 'admin@example.com', password: 'a valid passphrase' };
+  const input = { ...valid, [field]: value };
+  validateNewAdmin({ ...input, confirmation: field === 'password' ? confirmation : input.password }, t);
+}
+
+async function askFor(
+  fields: readonly Field[],
+  io: CommandIO,
+  t: Translate,
+): Promise<Partial<NewAdminInput>> {
+  const prompt = new Prompt(io);
+  const answers: Partial<NewAdminInput> = {};
+  try {
+    for (const field of fields) {
+      for (let attempt = 1; ; attempt++) {
+        const value =
+          field === 'password' ? await prompt.secret('Password: ') : await prompt.ask(`${labels[field]}: `);
+        const confirmation = field === 'password' ? await prompt.secret('Confirm password: ') : value;
+        try {
+          checkField(field, value, confirmation, t);
+          answers[field] = value;
+          break;
+        } catch (error) {
+          if (!(error instanceof ValidationError) || attempt >= ATTEMPTS) throw error;
+          io.stderr.write(`${error.summary}\n`);
+        }
+      }
+    }
+    return answers;
+  } catch (error) {
+    if (error instanceof ValidationError) throw new CommandError(error.summary);
+    throw error;
+  } finally {
+    prompt.close();
+  }
+}
+
+const labels: Record<Field, string> = { name: 'Name', email: 'Email', password: 'Password' };
+
+/**
+ * Questions on the terminal through node:readline. For secrets the echo is muted: readline writes
+ * typed characters to `output`, which then drops them, so the password never appears on screen.
+ */
+class Prompt {
+  readonly #rl: Interface;
+  readonly #closed: Promise<never>;
+  #muted = false;
+
+  constructor(private readonly io: CommandIO) {
+    const output = new Writable({
+      write: (chunk, _encoding, done) => {
+        if (!this.#muted) io.stdout.write(chunk);
+        done();
+      },
+    });
+    this.#rl = createInterface({ input: io.stdin, output, terminal: true });
+    // Ctrl-C (raw mode turns it into a key, not a signal) or end of input cancels the command.
+    this.#rl.on('SIGINT', () => this.#rl.close());
+    this.#closed = new Promise<never>((_, reject) => {
+      this.#rl.once('close', () => reject(new CommandError('Cancelled: nothing was created.')));
+    });
+    this.#closed.catch(() => {});
+  }
+
+  async ask(question: string): Promise<string> {
+    return (await Promise.race([this.#rl.question(question), this.#closed])).trim();
+  }
+
+  async secret(question: string): Promise<string> {
+    this.io.stdout.write(question);
+    this.#muted = true;
+    try {
+      return await Promise.race([this.#rl.question(''), this.#closed]);
+    } finally {
+      this.#muted = false;
+      this.io.stdout.write('\n');
+    }
+  }
+
+  close(): void {
+    this.#rl.close();
+  }
+}

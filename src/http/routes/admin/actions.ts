@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import {
+  type AccountActionResult,
+  disableUser,
+  enableUser,
+  markEmailVerified,
+  setPanelAccess,
+} from '../../../admin/user-actions.ts';
+import {
+  endAllUserSessions,
+  endUserSession,
+  revokeAllUserTokens,
+  revokeUserToken,
+} from '../../../admin/user-credentials.ts';
+import { findUserById } from '../../../users/users.repository.ts';
+import { NotFoundError } from '../../errors.ts';
+import { auditContext } from '../api/support.ts';
+import { finishAction, idParam, requireAdmin } from './support.ts';
+
+type Params = Record<string, unknown>;
+
+/**
+ * The panel's state changes. Each is a POST behind requireAdmin and the CSRF check (the csrf plugin
+ * checks /admin/* against the admin session's token), calls one domain function in src/admin that
+ * writes the change and its audit row together, and redirects back to the user's page with a message.
+ */
+export async function adminActionRoutes(app: FastifyInstance) {
+  const { db } = app.services.database;
+  const preHandler = requireAdmin(app);
+
+  /** The target user (404 if none) and its page, where every action returns. */
+  async function target(request: FastifyRequest) {
+    const id = idParam((request.params as Params)['id']);
+    const row = await findUserById(db, id);
+    if (row === undefined) throw new NotFoundError();
+    return { id, email: row.email, back: `/admin/users/${id}` };
+  }
+
+  function account(
+    path: string,
+    run: (id: number, request: FastifyRequest) => Promise<AccountActionResult>,
+    messages: { ok: string; unchanged: string; self?: string },
+  ) {
+    app.post(`/admin/users/:id/${path}`, { preHandler }, async (request, reply: FastifyReply) => {
+      const user = await target(request);
+      const result = await run(user.id, request);
+      if (result === 'not_found') throw new NotFoundError();
+      const t = request.t;
+      const params = { email: user.email };
+      if (result === 'self') {
+        return finishAction(request, reply, user.back, {
+          kind: 'error',
+          text: t(messages.self ?? '', params),
+        });
+      }
+      const key = result === 'ok' ? messages.ok : messages.unchanged;
+      return finishAction(request, reply, user.back, { kind: 'ok', text: t(key, params) });
+    });
+  }
+
+  account('verify', (id, r) => markEmailVerified(db, id, auditContext(r)), {
+    ok: 'admin.flash.verified',
+    unchanged: 'admin.flash.already_verified',
+  });
+  account('disable', (id, r) => disableUser(db, id, auditContext(r)), {
+    ok: 'admin.flash.disabled',
+    unchanged: 'admin.flash.already_disabled',
+    self: 'admin.flash.self_disable',
+  });
+  account('enable', (id, r) => enableUser(db, id, auditContext(r)), {
+    ok: 'admin.flash.enabled',
+    unchanged: 'admin.flash.already_enabled',
+  });
+  account('panel-access/grant', (id, r) => setPanelAccess(db, id, true, auditContext(r)), {
+    ok: 'admin.flash.panel_granted',
+    unchanged: 'admin.flash.panel_already_granted',
+    self: 'admin.flash.self_panel',
+  });
+  account('panel-access/withdraw', (id, r) => setPanelAccess(db, id, false, auditContext(r)), {
+    ok: 'admin.flash.panel_revoked',
+    unchanged: 'admin.flash.panel_already_revoked',
+    self: 'admin.flash.self_panel',
+  });
+
+  app.post('/admin/users/:id/tokens/:token/revoke', { preHandler }, async (request, reply) => {
+    const user = await target(request);
+    const tokenId = idParam((request.params as Params)['token']);
+    const count = await revokeUserToken(db, user.id, tokenId, auditContext(request));
+    if (count === 0) throw new NotFoundError();
+    return finishAction(request, reply, `${user.back}#tokens`, {
+      kind: 'ok',
+      text: request.t('admin.flash.token_revoked', { email: user.email }),
+    });
+  });
+
+  app.post('/admin/users/:id/tokens/revoke-all', { preHandler }, async (request, reply) => {
+    const user = await target(request);
+    const count = await revokeAllUserTokens(db, user.id, auditContext(request));
+    return finishAction(request, reply, `${user.back}#tokens`, {
+      kind: 'ok',
+      text: request.t('admin.flash.tokens_revoked', { count, email: user.email }),
+    });
+  });
+
+  app.post('/admin/users/:id/sessions/:session/end', { preHandler }, async (request, reply) => {
+    const user = await target(request);
+    const key = (request.params as Params)['session'];
+    if (typeof key !== 'string' || !/^[0-9a-f]{64}$/.test(key)) throw new NotFoundError();
+    if ((await endUserSession(db, user.id, key, auditContext(request))) === 0) throw new NotFoundError();
+    return finishAction(request, reply, `${user.back}#sessions`, {
+      kind: 'ok',
+      text: request.t('admin.flash.session_ended', { email: user.email }),
+    });
+  });
+
+  app.post('/admin/users/:id/sessions/end-all', { preHandler }, async (request, reply) => {
+    const user = await target(request);
+    const count = await endAllUserSessions(db, user.id, auditContext(request));
+    return finishAction(request, reply, `${user.back}#sessions`, {
+      kind: 'ok',
+      text: request.t('admin.flash.sessions_ended', { count, email: user.email }),
+    });
+  });
+}

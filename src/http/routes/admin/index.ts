@@ -1,0 +1,11 @@
+import type { FastifyInstance } from 'fastify';
+import { adminActionRoutes } from './actions.ts';
+import { adminLoginRoutes } from './login.ts';
+import { adminPageRoutes } from './pages.ts';
+
+/** Everything under /admin: the panel's login, its pages and its actions. */
+export async function adminRoutes(app: FastifyInstance) {
+  await app.register(adminLoginRoutes);
+  await app.register(adminPageRoutes);
+  await app.register(adminActionRoutes);
+}

@@ -1,0 +1,49 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { expectsJson } from '../../negotiation.ts';
+import { authRequest } from '../../plugins/auth.ts';
+import type { FormState } from '../../views/forms.ts';
+import { html } from '../../views/html.ts';
+import { loginPage } from '../../views/pages/login.ts';
+import { loginHandler } from '../web/login.ts';
+import { sendPage } from '../web/support.ts';
+import { ADMIN_PROVIDER } from './support.ts';
+
+/**
+ * The panel's own login (CONTRACT §6): the same form rules as /login, but the admin session guard,
+ * its own throttle key and audit events, and the admins provider — so a user the panel check refuses
+ * gets the answer of a wrong password (auth.failed, same status and timing) and no session.
+ */
+export async function adminLoginRoutes(app: FastifyInstance) {
+  const render = (request: FastifyRequest, state: FormState) =>
+    loginPage(request, state, {
+      action: '/admin/login',
+      guard: 'admin',
+      title: request.t('admin.login.title'),
+      lead: request.t('admin.login.lead'),
+      variant: 'admin',
+      links: html`<p class="links muted">${request.t('admin.login.hint')}</p>`,
+    });
+
+  app.get('/admin/login', async (request, reply) => {
+    if (await app.guards.get('admin')!.check(authRequest(request))) return reply.redirect('/admin');
+    return sendPage(reply, await render(request, {}));
+  });
+
+  app.post(
+    '/admin/login',
+    loginHandler(app, {
+      guard: 'admin',
+      channel: 'admin',
+      provider: ADMIN_PROVIDER,
+      render,
+      redirectTo: () => '/admin',
+    }),
+  );
+
+  app.post('/admin/logout', async (request, reply) => {
+    const session = await request.sessionOf('admin').load();
+    await session.logout();
+    if (expectsJson(request)) return reply.code(204).send();
+    return reply.redirect('/admin/login');
+  });
+}

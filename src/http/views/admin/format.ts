@@ -1,0 +1,71 @@
+import type { FastifyRequest } from 'fastify';
+import { type Html, html } from '../html.ts';
+
+/**
+ * Dates in the panel: absolute times in UTC (the server does not know the admin's time zone, and an
+ * audit trail must be unambiguous), relative times ("5 minutes ago") where recency is what matters,
+ * both in the request's language with the exact ISO instant in a tooltip.
+ */
+export function dateTime(request: FastifyRequest, ms: number | null): Html {
+  if (ms === null) return html`<span class="muted">—</span>`;
+  const formatted = new Intl.DateTimeFormat(request.locale, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+    timeZone: 'UTC',
+  }).format(ms);
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}" title="${iso}">${formatted} UTC</time>`;
+}
+
+export function dateOnly(request: FastifyRequest, ms: number): Html {
+  const formatted = new Intl.DateTimeFormat(request.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
+    ms,
+  );
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}" title="${iso}">${formatted}</time>`;
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['year', 365 * 86_400_000],
+  ['month', 30 * 86_400_000],
+  ['day', 86_400_000],
+  ['hour', 3_600_000],
+  ['minute', 60_000],
+];
+
+export function relativeTime(request: FastifyRequest, ms: number | null): Html {
+  if (ms === null) return html`<span class="muted">${request.t('admin.never')}</span>`;
+  const now = request.server.services.clock.now();
+  const diff = ms - now;
+  const format = new Intl.RelativeTimeFormat(request.locale, { numeric: 'auto' });
+  const unit = UNITS.find(([, size]) => Math.abs(diff) >= size);
+  const text = unit ? format.format(Math.round(diff / unit[1]), unit[0]) : request.t('admin.just_now');
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}" title="${iso}">${text}</time>`;
+}
+
+const BROWSERS: [RegExp, string][] = [
+  [/Edg\//, 'Edge'],
+  [/OPR\/|Opera/, 'Opera'],
+  [/Firefox\//, 'Firefox'],
+  [/Chrome\/|Chromium\//, 'Chrome'],
+  [/Safari\//, 'Safari'],
+  [/curl\//, 'curl'],
+];
+const SYSTEMS: [RegExp, string][] = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad|iOS/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/CrOS/, 'ChromeOS'],
+  [/Linux/, 'Linux'],
+];
+
+/** "Firefox · Linux" from a user-agent string: enough to recognise a device; the full string is a tooltip. */
+export function deviceName(userAgent: string | null): string | null {
+  if (!userAgent) return null;
+  const browser = BROWSERS.find(([pattern]) => pattern.test(userAgent))?.[1];
+  const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1];
+  if (browser && system) return `${browser} · ${system}`;
+  return browser ?? system ?? null;
+}

@@ -1,0 +1,220 @@
+import type { FastifyRequest } from 'fastify';
+import type { UserDetail } from '../../../admin/user-directory.ts';
+import { type Html, html } from '../html.ts';
+import { auditTable } from './audit-entries.ts';
+import { actionButton, confirmAction, emptyState, type Flash } from './components.ts';
+import { dateOnly, dateTime, deviceName, relativeTime } from './format.ts';
+import { adminPage } from './shell.ts';
+import { userBadges } from './users-list.ts';
+
+export interface UserPageContext {
+  detail: UserDetail;
+  /** What canAccessPanel() says about this user right now. */
+  panelAllowed: boolean;
+  isSelf: boolean;
+  csrf: string;
+  flash: Flash | null;
+}
+
+function settingRow(title: string, description: Html | string, control: Html): Html {
+  return html`<div class="setting"><div><h3>${title}</h3><p class="muted">${description}</p></div><div class="setting-control">${control}</div></div>`;
+}
+
+function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
+  const t = request.t;
+  const { user } = ctx.detail;
+  const base = `/admin/users/${user.id}`;
+  const csrf = ctx.csrf;
+  const verification =
+    user.emailVerifiedAt === null
+      ? settingRow(
+          t('admin.user.email_verification'),
+          t('admin.user.unverified_help'),
+          actionButton({
+            action: `${base}/verify`,
+            label: t('admin.user.mark_verified'),
+            csrf,
+            variant: 'primary',
+          }),
+        )
+      : settingRow(
+          t('admin.user.email_verification'),
+          html`${t('admin.user.verified_on')} ${dateTime(request, user.emailVerifiedAt)}`,
+          html`<span class="muted">✓</span>`,
+        );
+  const self = html`<span class="muted small">${t('admin.user.this_is_you')}</span>`;
+  const status =
+    user.disabledAt === null
+      ? settingRow(
+          t('admin.user.account_status'),
+          t('admin.user.active_help'),
+          ctx.isSelf
+            ? self
+            : confirmAction({
+                action: `${base}/disable`,
+                label: t('admin.user.disable'),
+                question: t('admin.user.disable_confirm', {
+                  name: user.name,
+                  tokens: ctx.detail.tokens.length,
+                  sessions: ctx.detail.sessions.length,
+                }),
+                csrf,
+              }),
+        )
+      : settingRow(
+          t('admin.user.account_status'),
+          html`${t('admin.user.disabled_since')} ${dateTime(request, user.disabledAt)}`,
+          actionButton({ action: `${base}/enable`, label: t('admin.user.enable'), csrf, variant: 'primary' }),
+        );
+  const panelHelp = user.panelAccess
+    ? ctx.panelAllowed
+      ? t('admin.user.panel_on_help')
+      : t('admin.user.panel_refused_help')
+    : t('admin.user.panel_off_help');
+  const panel = settingRow(
+    t('admin.user.panel_access'),
+    panelHelp,
+    ctx.isSelf
+      ? self
+      : user.panelAccess
+        ? confirmAction({
+            action: `${base}/panel-access/withdraw`,
+            label: t('admin.user.withdraw_panel'),
+            question: t('admin.user.withdraw_confirm', { name: user.name }),
+            csrf,
+          })
+        : actionButton({ action: `${base}/panel-access/grant`, label: t('admin.user.grant_panel'), csrf }),
+  );
+  return html`<section class="panel">
+  <header class="panel-head"><h2>${t('admin.user.account')}</h2></header>
+  <div class="settings">${verification}${status}${panel}</div>
+</section>`;
+}
+
+function factsSection(request: FastifyRequest, ctx: UserPageContext): Html {
+  const t = request.t;
+  const { user } = ctx.detail;
+  return html`<section class="panel">
+  <header class="panel-head"><h2>${t('admin.user.details')}</h2></header>
+  <dl class="facts">
+    <div><dt>${t('admin.user.id')}</dt><dd class="mono">${user.id}</dd></div>
+    <div><dt>${t('pages.email')}</dt><dd>${user.email}</dd></div>
+    <div><dt>${t('admin.user.language')}</dt><dd>${user.locale.toUpperCase()}</dd></div>
+    <div><dt>${t('admin.user.created')}</dt><dd>${dateTime(request, user.createdAt)}</dd></div>
+    <div><dt>${t('admin.user.updated')}</dt><dd>${dateTime(request, user.updatedAt)}</dd></div>
+  </dl>
+</section>`;
+}
+
+function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
+  const t = request.t;
+  const { user, tokens } = ctx.detail;
+  const base = `/admin/users/${user.id}/tokens`;
+  const revokeAll =
+    tokens.length > 0
+      ? confirmAction({
+          action: `${base}/revoke-all`,
+          label: t('admin.tokens.revoke_all'),
+          question: t('admin.tokens.revoke_all_confirm', { count: tokens.length }),
+          csrf: ctx.csrf,
+          small: true,
+        })
+      : '';
+  const rows = tokens.map(
+    (token) => html`<tr>
+      <td class="strong nowrap">${token.name}</td>
+      <td>${token.abilities.map((a) => html`<code class="chip">${a}</code>`)}</td>
+      <td class="nowrap">${relativeTime(request, token.lastUsedAt)}</td>
+      <td class="nowrap">${token.expiresAt === null ? html`<span class="muted">${t('admin.tokens.never_expires')}</span>` : dateOnly(request, token.expiresAt)}</td>
+      <td class="nowrap">${dateOnly(request, token.createdAt)}</td>
+      <td class="right">${actionButton({ action: `${base}/${token.id}/revoke`, label: t('admin.tokens.revoke'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
+    </tr>`,
+  );
+  return html`<section class="panel" id="tokens">
+  <header class="panel-head"><h2>${t('admin.tokens.title')} <span class="count">${tokens.length}</span></h2>${revokeAll}</header>
+  ${
+    tokens.length === 0
+      ? emptyState(t('admin.tokens.none'))
+      : html`<div class="table-wrap"><table class="data">
+    <thead><tr>
+      <th scope="col">${t('admin.tokens.name')}</th>
+      <th scope="col">${t('admin.tokens.abilities')}</th>
+      <th scope="col">${t('admin.tokens.last_used')}</th>
+      <th scope="col">${t('admin.tokens.expires')}</th>
+      <th scope="col">${t('admin.tokens.created')}</th>
+      <th scope="col"><span class="visually-hidden">${t('admin.users.actions')}</span></th>
+    </tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>`
+  }
+</section>`;
+}
+
+function sessionsSection(request: FastifyRequest, ctx: UserPageContext): Html {
+  const t = request.t;
+  const { user, sessions } = ctx.detail;
+  const base = `/admin/users/${user.id}/sessions`;
+  const endAll =
+    sessions.length > 0
+      ? confirmAction({
+          action: `${base}/end-all`,
+          label: t('admin.sessions.end_all'),
+          question: t('admin.sessions.end_all_confirm', { count: sessions.length }),
+          csrf: ctx.csrf,
+          small: true,
+        })
+      : '';
+  const rows = sessions.map(
+    (session) => html`<tr>
+      <td><span class="strong" title="${session.userAgent ?? ''}">${deviceName(session.userAgent) ?? t('admin.sessions.unknown_device')}</span></td>
+      <td class="mono">${session.ip ?? '—'}</td>
+      <td class="nowrap">${relativeTime(request, session.lastActivity)}</td>
+      <td class="nowrap">${dateTime(request, session.createdAt)}</td>
+      <td class="right">${actionButton({ action: `${base}/${session.key}/end`, label: t('admin.sessions.end'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
+    </tr>`,
+  );
+  return html`<section class="panel" id="sessions">
+  <header class="panel-head"><h2>${t('admin.sessions.title')} <span class="count">${sessions.length}</span></h2>${endAll}</header>
+  ${
+    sessions.length === 0
+      ? emptyState(t('admin.sessions.none'))
+      : html`<div class="table-wrap"><table class="data">
+    <thead><tr>
+      <th scope="col">${t('admin.sessions.device')}</th>
+      <th scope="col">${t('admin.audit.ip')}</th>
+      <th scope="col">${t('admin.sessions.last_activity')}</th>
+      <th scope="col">${t('admin.sessions.started')}</th>
+      <th scope="col"><span class="visually-hidden">${t('admin.users.actions')}</span></th>
+    </tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>
+  <p class="note">${t('admin.sessions.remember_note')}</p>`
+  }
+</section>`;
+}
+
+export function userShowPage(request: FastifyRequest, ctx: UserPageContext): Html {
+  const t = request.t;
+  const { user, activity, activityTotal } = ctx.detail;
+  return adminPage(request, {
+    title: user.name,
+    section: 'users',
+    lead: html`${user.email} ${userBadges(request, user, ctx.panelAllowed)}`,
+    actions: html`<a class="button secondary" href="/admin/users">← ${t('admin.nav.users')}</a>`,
+    flash: ctx.flash,
+    body: html`<div class="columns wide-left">
+  <div class="stack">
+    ${tokensSection(request, ctx)}
+    ${sessionsSection(request, ctx)}
+  </div>
+  <div class="stack">
+    ${accountSection(request, ctx)}
+    ${factsSection(request, ctx)}
+  </div>
+</div>
+<section class="panel">
+  <header class="panel-head"><h2>${t('admin.user.activity')}</h2>${activityTotal > activity.length ? html`<a href="/admin/audit?user=${user.id}">${t('admin.user.all_activity', { count: activityTotal })}</a>` : ''}</header>
+  ${auditTable(request, activity, { emptyText: t('admin.user.no_activity') })}
+</section>`,
+  });
+}
