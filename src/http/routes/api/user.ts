@@ -3,7 +3,7 @@ import { toPublicUser } from '../../../users/user.ts';
 import { apiAuth } from './support.ts';
 
 // A response schema lets Fastify serialise with a compiled stringifier (the hottest route).
-const userSchema = {
+export const userSchema = {
   type: 'object',
   properties: {
     id: { type: 'integer' },

@@ -1,0 +1,99 @@
+import autocannon, { type RequestParams } from 'autocannon';
+
+/** One kind of request to load a server with. */
+export interface LoadCase {
+  readonly name: string;
+  /** Full URL (loopback only). */
+  readonly url: string;
+  readonly method?: 'GET' | 'POST';
+  readonly headers?: Record<string, string>;
+  readonly body?: string;
+  /** The status every answer must have; anything else means the case is broken, not slow. */
+  readonly expectStatus?: number;
+  /** Authorization header values picked at random per request (many tokens of a large database). */
+  readonly rotateAuthorization?: readonly string[];
+  /** The server under load: its CPU time per answer is measured too (robust on a busy machine). */
+  readonly server?: { cpuMs(): number | null };
+}
+
+export interface LoadOptions {
+  readonly connections: number;
+  /** Seconds. */
+  readonly duration: number;
+}
+
+export interface Measured {
+  readonly name: string;
+  /** Answers with the expected status per second. */
+  readonly rps: number;
+  /** Latency percentiles of those answers, milliseconds (autocannon's histogram is 1 ms-grained). */
+  readonly p50_ms: number;
+  readonly p99_ms: number;
+  readonly requests: number;
+  /** Answers with another status, connection errors and timeouts. */
+  readonly unexpected: number;
+  readonly statuses: Readonly<Record<string, number>>;
+  /** Server CPU time (all threads) per expected answer, µs; null without `server` or /proc. */
+  readonly cpu_us_per_req: number | null;
+}
+
+/** Starts a load and returns a handle: `result` settles when `duration` is over. */
+export function startLoad(load: LoadCase, options: LoadOptions): { result: Promise<Measured> } {
+  const { rotateAuthorization: tokens } = load;
+  const cpuBefore = load.server?.cpuMs() ?? null;
+  const instance = autocannon({
+    url: load.url,
+    connections: options.connections,
+    duration: options.duration,
+    method: load.method ?? 'GET',
+    headers: load.headers ?? {},
+    ...(load.body === undefined ? {} : { body: load.body }),
+    timeout: 30,
+    ...(tokens && tokens.length > 0
+      ? {
+          requests: [
+            {
+              setupRequest: (request: RequestParams) => ({
+                ...request,
+                headers: {
+                  ...request.headers,
+                  authorization: tokens[Math.floor(Math.random() * tokens.length)]!,
+                },
+              }),
+            },
+          ],
+        }
+      : {}),
+  });
+  const result = Promise.resolve(instance).then((raw) => {
+    const statuses = Object.fromEntries(
+      Object.entries(raw.statusCodeStats).map(([status, stat]) => [status, stat.count]),
+    );
+    const expected = statuses[String(load.expectStatus ?? 200)] ?? 0;
+    const answered = Object.values(statuses).reduce((sum, n) => sum + n, 0);
+    const cpuAfter = load.server?.cpuMs() ?? null;
+    return {
+      name: load.name,
+      rps: round(expected / raw.duration, 1),
+      p50_ms: raw.latency.p50,
+      p99_ms: raw.latency.p99,
+      requests: expected,
+      unexpected: answered - expected + raw.errors + raw.timeouts,
+      statuses,
+      cpu_us_per_req:
+        cpuBefore === null || cpuAfter === null || expected === 0
+          ? null
+          : round(((cpuAfter - cpuBefore) * 1000) / expected, 1),
+    } satisfies Measured;
+  });
+  return { result };
+}
+
+export function runLoad(load: LoadCase, options: LoadOptions): Promise<Measured> {
+  return startLoad(load, options).result;
+}
+
+export function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

@@ -1,0 +1,88 @@
+import { parseArgs } from 'node:util';
+
+export interface BenchOptions {
+  /** Seconds of measured load per case. */
+  readonly duration: number;
+  /** Seconds of unmeasured load before each case (JIT, caches, the first last_used_at write). */
+  readonly warmup: number;
+  readonly connections: number;
+  /** Measure the four cases this many times; the table shows each case's best round and the spread. */
+  readonly rounds: number;
+  readonly out: string;
+  readonly flood: boolean;
+  readonly floodConnections: number;
+  readonly seedLarge: boolean;
+  readonly largeUsers: number;
+  readonly largeTokens: number;
+  /** Run the service under --cpu-prof, writing profiles here (results.json is then not written). */
+  readonly cpuProf: string | null;
+  /** Only these cases (profiling one hot path at a time). */
+  readonly only: readonly string[] | null;
+}
+
+export const USAGE = `Usage: npm run bench -- [options]
+
+  --duration <s>         measured seconds per case (default 10)
+  --warmup <s>           unmeasured seconds before each case (default 2)
+  --connections <n>      concurrent connections (default 50)
+  --rounds <n>           measure the cases n times, report the best and the spread (default 1)
+  --out <file>           results file (default bench/results.json)
+  --no-flood             skip the wrong-password flood scenario
+  --flood-connections <n>  concurrent wrong-password logins in the flood (default 200)
+  --seed-large           also seed a SQLite database with 1,000,000 users and 5,000,000 tokens and
+                         compare bearer GET /api/user on it with the small database
+  --large-users <n>      users for --seed-large (default 1000000)
+  --large-tokens <n>     tokens for --seed-large (default 5000000)
+  --cpu-prof <dir>       run the service with --cpu-prof into <dir> and summarise the profile
+  --only <cases>         comma list of bearer,session,login,bare (with --cpu-prof)
+
+Environment: DATABASE_URL=postgres://… benchmarks PostgreSQL (default: a temporary SQLite file);
+HASH_CONCURRENCY and REDIS_URL are passed to the service.`;
+
+export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      connections: { type: 'string', default: '50' },
+      rounds: { type: 'string', default: '1' },
+      out: { type: 'string', default: 'bench/results.json' },
+      'no-flood': { type: 'boolean', default: false },
+      'flood-connections': { type: 'string', default: '200' },
+      'seed-large': { type: 'boolean', default: false },
+      'large-users': { type: 'string', default: '1000000' },
+      'large-tokens': { type: 'string', default: '5000000' },
+      'cpu-prof': { type: 'string' },
+      only: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  const only = values.only?.split(',').map((c) => c.trim()) ?? null;
+  const unknown = only?.find((c) => !['bearer', 'session', 'login', 'bare'].includes(c));
+  if (unknown !== undefined) throw new Error(`--only: unknown case "${unknown}"`);
+  return {
+    duration: positive('duration', values.duration),
+    warmup: positive('warmup', values.warmup, true),
+    connections: positive('connections', values.connections),
+    rounds: positive('rounds', values.rounds),
+    out: values.out,
+    flood: !values['no-flood'],
+    floodConnections: positive('flood-connections', values['flood-connections']),
+    seedLarge: values['seed-large'],
+    largeUsers: positive('large-users', values['large-users']),
+    largeTokens: positive('large-tokens', values['large-tokens']),
+    cpuProf: values['cpu-prof'] ?? null,
+    only,
+  };
+}
+
+function positive(name: string, raw: string, zeroAllowed = false): number {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || (!zeroAllowed && value === 0)) {
+    throw new Error(`--${name} must be a positive number (got "${raw}")`);
+  }
+  return value;
+}

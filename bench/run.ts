@@ -1,0 +1,237 @@
+// `npm run bench` (CONTRACT §9): the service and a bare Fastify route each run in a child process and
+// are loaded in turn from this one, over loopback only; one table is printed and bench/results.json written.
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords.ts';
+import { loadConfig } from '../src/config.ts';
+import { measureHashRate } from './hash-rate.ts';
+import { type LoadCase, type Measured, round, runLoad } from './load.ts';
+import { type BenchOptions, parseOptions, USAGE } from './options.ts';
+import { ROOT, type ServerProcess, startServer, statusMb } from './processes.ts';
+import { formatSummary } from './profile-summary.ts';
+import { type CaseName, caseRows, formatTable, machine, type Results } from './report.ts';
+import { floodScenario, largeDatabaseScenario, type ScenarioContext } from './scenarios.ts';
+import { issueToken, loginSession, removeUser, seedUser } from './seed.ts';
+
+const SHORT: Record<string, CaseName> = {
+  bare: 'bare',
+  bearer: 'bearer GET /api/user',
+  session: 'session GET /dashboard',
+  login: 'POST /api/tokens',
+};
+
+async function main(options: BenchOptions): Promise<void> {
+  const log = (line: string) => process.stderr.write(`${line}\n`);
+  const scratch = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'));
+  const serviceEnv: Record<string, string> = {
+    DATABASE_URL: process.env['DATABASE_URL'] || `sqlite:${join(scratch, 'bench.sqlite')}`,
+    APP_KEY: `base64:${randomBytes(32).toString('base64')}`,
+    STORAGE_PATH: join(scratch, 'storage'),
+    LOG_LEVEL: 'warn',
+    MAIL_MAILER: 'log',
+    // The general API limit and the login throttle would turn the load into 429s: off / relaxed.
+    API_RATE_LIMIT: '0',
+    LOGIN_MAX_ATTEMPTS: '1000000000',
+  };
+  const config = loadConfig({ ...process.env, ...serviceEnv }, { cwd: ROOT });
+  const hasher = createPasswordHasher(config.hashConcurrency);
+  const user = await seedUser(config.database, hasher);
+  const servers: ServerProcess[] = [];
+  try {
+    const bare = await startServer('bench/bare-server.ts', {});
+    servers.push(bare);
+    const nodeFlags = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${resolve(options.cpuProf)}`] : [];
+    const service = await startServer('src/server.ts', serviceEnv, nodeFlags);
+    servers.push(service);
+    const token = await issueToken(service.url, user);
+    const cookie = await loginSession(service.url, user);
+    log(`service pid ${service.pid} (${config.database.dialect}), bare pid ${bare.pid}`);
+
+    const json = { 'content-type': 'application/json', accept: 'application/json' };
+    const cases: Record<CaseName, LoadCase> = {
+      bare: { name: 'bare', url: `${bare.url}/api/user`, server: bare },
+      'bearer GET /api/user': {
+        name: 'bearer GET /api/user',
+        url: `${service.url}/api/user`,
+        headers: { authorization: `Bearer ${token}` },
+        server: service,
+      },
+      'session GET /dashboard': {
+        name: 'session GET /dashboard',
+        url: `${service.url}/dashboard`,
+        headers: { cookie },
+        server: service,
+      },
+      'POST /api/tokens': {
+        name: 'POST /api/tokens',
+        server: service,
+        url: `${service.url}/api/tokens`,
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ email: user.email, password: user.password, device_name: 'bench' }),
+      },
+    };
+    const context: ScenarioContext = {
+      connections: options.connections,
+      duration: options.duration,
+      warmup: options.warmup,
+      async measure(load) {
+        if (options.warmup > 0) {
+          await runLoad(load, { connections: options.connections, duration: options.warmup });
+        }
+        const measured = await runLoad(load, {
+          connections: options.connections,
+          duration: options.duration,
+        });
+        log(
+          `  ${load.name}: ${measured.rps} req/s, p50 ${measured.p50_ms} ms, p99 ${measured.p99_ms} ms, ` +
+            `server CPU ${measured.cpu_us_per_req ?? '?'} µs/request`,
+        );
+        if (measured.unexpected > 0) {
+          throw new Error(`${load.name}: unexpected answers ${JSON.stringify(measured.statuses)}`);
+        }
+        return measured;
+      },
+    };
+
+    const selected = (options.only ?? Object.keys(SHORT)).map((c) => SHORT[c]!);
+    const best = new Map<CaseName, Measured>();
+    const all = new Map<CaseName, number[]>();
+    for (let round = 1; round <= options.rounds; round++) {
+      log(
+        `round ${round} of ${options.rounds} (${options.connections} connections, ${options.duration} s per case)`,
+      );
+      for (const name of selected) {
+        const measured = await context.measure(cases[name]);
+        all.set(name, [...(all.get(name) ?? []), measured.rps]);
+        if ((best.get(name)?.rps ?? -1) < measured.rps) best.set(name, measured);
+      }
+    }
+    const rssAfterCases = service.rssMb();
+
+    if (options.cpuProf) {
+      await service.stop();
+      const dir = resolve(options.cpuProf);
+      // One profile per thread (tsx runs a loader thread); thread 0 is the event loop.
+      const newest = readdirSync(dir)
+        .filter((f) => new RegExp(`\\.${service.pid}\\.0\\.\\d+\\.cpuprofile$`).test(f))
+        .at(-1);
+      process.stdout.write(`${formatTable(caseRows(best), new Map())}\n\n`);
+      if (newest) process.stdout.write(`${formatSummary(join(dir, newest))}\n`);
+      return;
+    }
+
+    log('password hash rate…');
+    const hashPerSecond = await measureHashRate(config.hashConcurrency, Math.min(options.duration, 10));
+    const extra: Record<string, unknown> = {
+      hash: { algorithm: 'argon2id', ...OWASP_ARGON2ID, concurrency: config.hashConcurrency },
+      connections: options.connections,
+      duration_s: options.duration,
+      rounds: options.rounds,
+      rps_spread: Object.fromEntries([...all].map(([name, values]) => [name, values])),
+      cpu_us_per_request: Object.fromEntries([...best].map(([name, m]) => [name, m.cpu_us_per_req])),
+      login_ratio_to_hash_rate: round((best.get('POST /api/tokens')?.rps ?? 0) / hashPerSecond, 3),
+    };
+    if (options.flood) {
+      log(`flood: ${options.floodConnections} concurrent wrong-password logins while measuring bearer…`);
+      extra['flood'] = await floodScenario(
+        context,
+        service.url,
+        user,
+        cases['bearer GET /api/user'],
+        options.floodConnections,
+        hashPerSecond,
+      );
+    }
+    extra['rss_mb'] = {
+      after_cases: rssAfterCases,
+      after_all: service.rssMb(),
+      peak: statusMb(service.pid, 'VmHWM'),
+    };
+    if (options.seedLarge) {
+      extra['large_db'] = await largeDatabaseScenario(
+        context,
+        serviceEnv,
+        cases['bearer GET /api/user'],
+        await hasher.hash(randomBytes(12).toString('base64url')),
+        { users: options.largeUsers, tokens: options.largeTokens },
+        log,
+      );
+    }
+
+    const results: Results = {
+      machine: machine(config.database.dialect),
+      cases: caseRows(best),
+      hash_per_s: hashPerSecond,
+      extra,
+    };
+    mkdirSync(dirname(resolve(options.out)), { recursive: true });
+    writeFileSync(resolve(options.out), `${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(`${report(results, all)}\n`);
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    if (config.database.dialect === 'postgres') await removeUser(config.database, user.id);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function report(results: Results, all: ReadonlyMap<CaseName, number[]>): string {
+  const spread = new Map(
+    [...all]
+      .filter(([, values]) => values.length > 1)
+      .map(([name, values]) => [name, `${Math.min(...values).toFixed(0)}–${Math.max(...values).toFixed(0)}`]),
+  );
+  const { machine: m, extra } = results;
+  const hash = extra['hash'] as {
+    memoryCost: number;
+    timeCost: number;
+    parallelism: number;
+    concurrency: number;
+  };
+  const lines = [
+    `Gatehouse benchmark — ${m.cpus} × ${m.model}, ${m.memory_mb} MiB, Node ${m.node}, ${m.dialect}, load ${m.load_at_start} at start`,
+    '',
+    formatTable(results.cases, spread),
+    '',
+    `password hashes/s (argon2id m=${hash.memoryCost} t=${hash.timeCost} p=${hash.parallelism}, HASH_CONCURRENCY=${hash.concurrency}): ${results.hash_per_s}`,
+    `POST /api/tokens / hash rate: ${extra['login_ratio_to_hash_rate']}`,
+  ];
+  const flood = extra['flood'] as Record<string, number> | undefined;
+  if (flood) {
+    lines.push(
+      `flood (${flood['flood_connections']} concurrent wrong-password logins, ${flood['wrong_logins_per_s']}/s answered): bearer GET /api/user ${flood['bearer_rps']} req/s, p50 ${flood['bearer_p50_ms']} ms, p99 ${flood['bearer_p99_ms']} ms`,
+    );
+  }
+  const rss = extra['rss_mb'] as Record<string, number | null>;
+  lines.push(
+    `service RSS: ${rss['after_cases']} MiB after the cases, ${rss['after_all']} MiB at the end, peak ${rss['peak']} MiB`,
+  );
+  const large = extra['large_db'] as Record<string, number> | undefined;
+  if (large) {
+    lines.push(
+      `large database (${large['users']?.toLocaleString('en')} users, ${large['tokens']?.toLocaleString('en')} tokens, ${large['file_mb']} MiB, seeded in ${large['seed_seconds']} s): bearer ${large['large_rps']} req/s (p99 ${large['large_p99_ms']} ms) vs ${large['small_rps']} req/s small = ${large['ratio']}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+let options: BenchOptions | 'help';
+try {
+  options = parseOptions(process.argv.slice(2));
+} catch (error) {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}\n`);
+  process.exit(2);
+}
+if (options === 'help') {
+  process.stdout.write(`${USAGE}\n`);
+} else {
+  main(options).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
