@@ -1,8 +1,15 @@
+import { preparedQuery } from '../db/prepared.ts';
 import type { Db } from '../db/schema.ts';
 import type { AccessTokenRow, NewAccessTokenRow } from './access-tokens.table.ts';
 
-export function findTokenById(db: Db, id: number): Promise<AccessTokenRow | undefined> {
-  return db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
+// Every bearer request reads its token by id: compiled once (db/prepared.ts).
+const tokenById = preparedQuery(
+  (db, id: number) => db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id),
+  0,
+);
+
+export async function findTokenById(db: Db, id: number): Promise<AccessTokenRow | undefined> {
+  return (await tokenById(db, id))[0];
 }
 
 export function insertToken(db: Db, row: NewAccessTokenRow): Promise<AccessTokenRow> {

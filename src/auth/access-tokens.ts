@@ -1,7 +1,7 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
-import { safeEqual, sha256Hex } from '../lib/crypto.ts';
+import { sha256Hex, sha256Matches } from '../lib/crypto.ts';
 import { parseAbilities } from './abilities.ts';
 import {
   deleteExpiredTokens,
@@ -81,7 +81,7 @@ export async function resolveAccessToken(
   const parsed = parsePlainToken(plain);
   if (parsed === null) return null;
   const row = await findTokenById(db, parsed.id);
-  if (row === undefined || !safeEqual(sha256Hex(parsed.secret), row.token)) return null;
+  if (row === undefined || !sha256Matches(parsed.secret, row.token)) return null;
   const token = toAccessToken(row, settings);
   const now = clock.now();
   if (token.expiresAt !== null && token.expiresAt <= now) return null;

@@ -1,8 +1,15 @@
+import { preparedQuery } from '../db/prepared.ts';
 import type { Db } from '../db/schema.ts';
 import type { NewSessionRow, SessionRow } from './sessions.table.ts';
 
-export function findSessionRow(db: Db, id: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+// Every browser request reads its session by key: compiled once (db/prepared.ts).
+const sessionById = preparedQuery(
+  (db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id),
+  '',
+);
+
+export async function findSessionRow(db: Db, id: string): Promise<SessionRow | undefined> {
+  return (await sessionById(db, id))[0];
 }
 
 export async function insertSessionRow(db: Db, row: NewSessionRow): Promise<void> {

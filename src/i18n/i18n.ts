@@ -56,12 +56,37 @@ export function createI18n(
     translator(locale) {
       let t = translators.get(locale);
       if (t === undefined) {
-        t = instance.getFixedT(locale);
+        t = memoised(instance.getFixedT(locale));
         translators.set(locale, t);
       }
       return t;
     },
   };
+}
+
+const MEMO_LIMIT = 5000;
+
+/**
+ * The catalogs never change after start, so the text of a plain key in one language is looked up
+ * once: i18next's lookup (key parsing, fallback chain, nesting checks) was about a third of a page's
+ * CPU time. Calls with options (interpolation, plurals, defaults) still go through i18next each time.
+ * Bounded, so keys built from input could never grow it without limit.
+ */
+function memoised(t: Translate): Translate {
+  const texts = new Map<string, string>();
+  const translate = (key: unknown, ...rest: unknown[]): unknown => {
+    if (rest.length > 0 || typeof key !== 'string') {
+      return (t as unknown as (...args: unknown[]) => unknown)(key, ...rest);
+    }
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = (t as (key: string) => string)(key);
+      if (texts.size < MEMO_LIMIT) texts.set(key, text);
+    }
+    return text;
+  };
+  // getFixedT's function also carries lng/ns/keyPrefix properties; keep them.
+  return Object.assign(translate, t) as unknown as Translate;
 }
 
 export function asLocale(value: string | undefined | null): Locale | null {

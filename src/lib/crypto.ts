@@ -33,6 +33,17 @@ export function crc32Hex(value: string): string {
 }
 
 /**
+ * Constant-time check that SHA-256(`plain`) is the stored hex digest `storedHex`. One hash where
+ * safeEqual(sha256Hex(plain), stored) spends three: both sides are digests of a fixed, public
+ * length, so their bytes can be compared directly without revealing anything.
+ */
+export function sha256Matches(plain: string, storedHex: string): boolean {
+  const actual = createHash('sha256').update(plain).digest();
+  const stored = Buffer.from(storedHex, 'hex');
+  return stored.length === actual.length && timingSafeEqual(actual, stored);
+}
+
+/**
  * Constant-time string equality. Both sides are hashed first so that the comparison never
  * short-circuits on length and timingSafeEqual always sees equal-length buffers.
  */

@@ -1,8 +1,15 @@
+import { preparedQuery } from '../db/prepared.ts';
 import type { Db } from '../db/schema.ts';
 import type { NewUserRow, UserRow, UserUpdate } from './users.table.ts';
 
-export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+// Every authenticated request reads its user by id: compiled once (db/prepared.ts).
+const userById = preparedQuery(
+  (db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id),
+  0,
+);
+
+export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return (await userById(db, id))[0];
 }
 
 /** `email` must already be lower-cased: the column holds lower-cased addresses only. */
