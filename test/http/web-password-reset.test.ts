@@ -38,7 +38,7 @@ const mailsTo = (email: string, kind: RegExp) =>
 await describeEachDialect(
   'web password reset',
   (ctx) => {
-    test('known and unknown addresses get byte-identical answers; only the known one gets mail', async () => {
+    test('known and unknown addresses get byte-identical answers; only the known one gets mail', async (t) => {
       const app = ready(ctx());
       const user = await app.createUser();
       clock.advance(2 * MINUTE);
@@ -74,11 +74,15 @@ await describeEachDialect(
       assert.equal(mailsTo(user.email, /Reset Password/).length, 1, 'one mail a minute per address');
       assert.equal(sink.mails.filter((m) => m.envelope.to[0] === 'nobody-here@example.com').length, 0);
 
-      // Timing: the known-address work happens after the answer, so neither path waits on it.
+      // Timing: the known-address work starts after the answer is sent, so neither path waits on it.
       const time = async (email: string) => {
         const started = performance.now();
         await post(email, headers);
-        return performance.now() - started;
+        const elapsed = performance.now() - started;
+        // Let the work a known address starts after its answer finish, so it is not counted against
+        // the next request measured.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        return elapsed;
       };
       const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const knownTimes: number[] = [];
@@ -88,6 +92,9 @@ await describeEachDialect(
         knownTimes.push(await time(user.email));
         unknownTimes.push(await time(`nobody${i}@example.com`));
       }
+      t.diagnostic(
+        `median ms: known ${median(knownTimes).toFixed(2)}, unknown ${median(unknownTimes).toFixed(2)}`,
+      );
       assert.ok(Math.abs(median(knownTimes) - median(unknownTimes)) < 15, `${knownTimes} vs ${unknownTimes}`);
     });
 
@@ -264,6 +271,35 @@ await describeEachDialect(
       assert.equal(expired.statusCode, 422);
       assert.deepEqual(await password(), before, 'nothing changed');
       assert.ok((await countRows(app.db, 'password_reset_tokens')) >= 1, 'the token was not spent');
+    });
+
+    test('forgot-password: bad input is a 422 with the field error, no CSRF is a 419; forged hosts never reach links', async () => {
+      const app = ready(ctx());
+      const browser = new Browser(app.app);
+      await browser.get('/forgot-password');
+      const invalid = await browser.post('/forgot-password', { email: 'not-an-address' });
+      assert.equal(invalid.statusCode, 422);
+      assert.match(invalid.body, /The email field must be a valid email address\./);
+      assert.match(invalid.body, /value="not-an-address"/);
+      const missing = await browser.postJson('/forgot-password', {});
+      assert.deepEqual(missing.json(), {
+        message: 'The email field is required.',
+        errors: { email: ['The email field is required.'] },
+      });
+      const array = await browser.postJson('/forgot-password', { email: ['a@example.com'] });
+      assert.equal(array.statusCode, 422);
+      assert.equal(
+        (await browser.post('/forgot-password', { _token: 'forged', email: 'a@example.com' })).statusCode,
+        419,
+      );
+
+      const user = await app.createUser();
+      const { link } = await mailedResetLink(app, user.email, {
+        host: 'evil.example',
+        'x-forwarded-host': 'evil.example',
+        'x-forwarded-proto': 'https',
+      });
+      assert.ok(link.startsWith('http://gatehouse.test/reset-password/'), link);
     });
 
     test('the reset mail is in the language of the request, in each of en/de/fr/es', async () => {

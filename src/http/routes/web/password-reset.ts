@@ -51,12 +51,22 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     );
     if (!validated.ok) return validated.reply;
     // No user enumeration, by answer or by time: the answer is fixed, and the work that happens only
-    // for a known address (token, mail, audit) runs after the response is on its way, so an unknown
-    // address and a known one answer equally fast. A failure there is logged, never shown.
-    const task = requestPasswordReset(deps, validated.value.email, request.locale, auditContext(request))
-      .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'))
-      .finally(() => pending.delete(task));
-    pending.add(task);
+    // for a known address (token, mail, audit) starts once the response has been sent, so it can
+    // neither delay nor shape it. A failure there is logged, never shown.
+    const { email } = validated.value;
+    const audit = auditContext(request);
+    let started = false;
+    const start = () => {
+      if (started) return;
+      started = true;
+      const task: Promise<void> = requestPasswordReset(deps, email, request.locale, audit)
+        .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'))
+        .finally(() => pending.delete(task));
+      pending.add(task);
+    };
+    // setImmediate: after the reply's own callbacks, so not even the event loop is shared with it.
+    reply.raw.once('finish', () => setImmediate(start));
+    reply.raw.once('close', () => setImmediate(start));
     const status = request.t('passwords.sent');
     if (expectsJson(request)) return reply.send({ message: status });
     const session = await request.sessionOf('web').load();
