@@ -5,14 +5,27 @@ import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
 /**
  * Remember-me tokens as selector + validator (Paragon's "split token"): the selector finds the row
  * without a timing-sensitive comparison; only SHA-256 of the validator is stored and it is compared
- * in constant time. Each use replaces the validator, so a replayed old cookie is proof of theft.
+ * in constant time. Each use replaces the validator, so a replayed old cookie is proof of theft —
+ * except within a short grace after a rotation, see ROTATION_GRACE_MS.
+ *
+ * `cookie` is the new cookie value to send, or null when this request must leave the browser's cookie
+ * alone (it lost the rotation race; the winner's response carries the new value).
  */
 export type RememberResult =
-  | { status: 'ok'; userId: number; cookie: string }
+  | { status: 'ok'; userId: number; cookie: string | null }
   | { status: 'invalid' }
   | { status: 'theft'; userId: number };
 
 const MINUTE = 60_000;
+
+/**
+ * A browser coming back (tabs restored after a restart) sends several requests with the same cookie
+ * at once; only one can rotate it. The others present the validator that was current a moment ago.
+ * Treating them as theft would log the user out everywhere; so the previous validator is still
+ * accepted this long after the rotation (without rotating again). A replay later than that — the
+ * case of a copied cookie — still revokes every remember token of the user.
+ */
+export const ROTATION_GRACE_MS = 30_000;
 
 function parse(cookie: string | undefined): { selector: string; validator: string } | null {
   const match = cookie ? /^([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{43})$/.exec(cookie) : null;
@@ -55,11 +68,9 @@ export async function consumeRememberToken(
 ): Promise<RememberResult> {
   const parsed = parse(cookie);
   if (parsed === null) return { status: 'invalid' };
-  const row = await db
-    .selectFrom('remember_tokens')
-    .selectAll()
-    .where('selector', '=', parsed.selector)
-    .executeTakeFirst();
+  const find = () =>
+    db.selectFrom('remember_tokens').selectAll().where('selector', '=', parsed.selector).executeTakeFirst();
+  let row = await find();
   if (row === undefined || row.guard !== guard) return { status: 'invalid' };
   if (row.expires_at <= audit.now) {
     await db.deleteFrom('remember_tokens').where('id', '=', row.id).execute();
@@ -71,12 +82,28 @@ export async function consumeRememberToken(
     // Compare-and-swap: of several concurrent uses of one cookie exactly one rotates it.
     const swapped = await db
       .updateTable('remember_tokens')
-      .set({ validator_hash: sha256Hex(validator), last_used_at: audit.now })
+      .set({
+        validator_hash: sha256Hex(validator),
+        previous_validator_hash: row.validator_hash,
+        rotated_at: audit.now,
+        last_used_at: audit.now,
+      })
       .where('id', '=', row.id)
       .where('validator_hash', '=', row.validator_hash)
       .executeTakeFirst();
     if (swapped.numUpdatedRows === 1n)
       return { status: 'ok', userId: row.user_id, cookie: `${parsed.selector}.${validator}` };
+    // Lost the race: the winner's rotation made our validator the previous one.
+    row = await find();
+    if (row === undefined) return { status: 'invalid' };
+  }
+  if (
+    row.previous_validator_hash !== null &&
+    row.rotated_at !== null &&
+    audit.now - row.rotated_at <= ROTATION_GRACE_MS &&
+    safeEqual(presented, row.previous_validator_hash)
+  ) {
+    return { status: 'ok', userId: row.user_id, cookie: null };
   }
   await revokeRememberTokens(db, row.user_id, guard);
   await recordAudit(db, 'remember.theft_suspected', audit, row.user_id, { guard });

@@ -5,6 +5,9 @@ export interface RememberTokensTable {
   id: Generated<number>;
   selector: string;
   validator_hash: string;
+  /** The validator's hash before the last rotation, accepted for a short grace (see remember-me.ts). */
+  previous_validator_hash: string | null;
+  rotated_at: number | null;
   user_id: number;
   guard: string;
   expires_at: number;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ROTATION_GRACE_MS } from '../../src/auth/remember-me.ts';
 import { createSession, newSessionId, sessionKey } from '../../src/auth/sessions.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
@@ -159,6 +160,7 @@ await describeEachDialect(
       assert.equal((await browser.get('/dashboard')).statusCode, 200, 'the owner uses it first');
       const current = browser.cookies.get('gatehouse_remember')!;
 
+      clock.advance(ROTATION_GRACE_MS + 1000);
       const replay = await dashboardWith(t, { gatehouse_remember: stolen });
       assert.equal(replay.statusCode, 302);
       assert.equal(replay.headers.location, '/login');
@@ -175,6 +177,33 @@ await describeEachDialect(
         .execute();
       assert.equal(theft.length, 1);
       assert.equal((await dashboardWith(t, { gatehouse_remember: current })).statusCode, 302);
+    });
+
+    test('a browser coming back with several requests at once is not mistaken for a thief', async () => {
+      const t = ctx();
+      const { user, browser } = await loggedIn(t, true);
+      const remember = browser.cookies.get('gatehouse_remember')!;
+      const responses = await Promise.all(
+        ['/dashboard', '/', '/dashboard?tab=2', '/'].map((url) =>
+          t.app.inject({ url, cookies: { gatehouse_remember: remember } }),
+        ),
+      );
+      assert.deepEqual(
+        responses.map((r) => r.statusCode),
+        [200, 200, 200, 200],
+      );
+      const rotated = responses.flatMap((r) => r.cookies).filter((c) => c.name === 'gatehouse_remember');
+      assert.equal(rotated.length, 1, 'exactly one response rotates the cookie; the others leave it alone');
+      assert.equal((await rememberTokensOf(t, user.id)).length, 1, 'nothing was revoked');
+      assert.equal((await dashboardWith(t, { gatehouse_remember: rotated[0]!.value })).statusCode, 200);
+
+      clock.advance(ROTATION_GRACE_MS + 1000);
+      assert.equal(
+        (await dashboardWith(t, { gatehouse_remember: remember })).statusCode,
+        302,
+        'after the grace the old value is a replay',
+      );
+      assert.equal((await rememberTokensOf(t, user.id)).length, 0);
     });
 
     test('remember cookies expire after REMEMBER_LIFETIME; a disabled user is not restored', async () => {

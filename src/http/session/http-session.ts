@@ -123,12 +123,13 @@ export class HttpSession {
     }
     if ((await this.provider.retrieveById(result.userId)) === null) {
       // A disabled account's token is spent rather than left rotated: it must not work once re-enabled.
-      await forgetRememberToken(db, result.cookie);
+      await forgetRememberToken(db, this.request.cookies[this.rememberCookieName]);
       this.#rememberOut = null;
       return;
     }
     await this.#startAuthenticated(result.userId, now);
-    this.#rememberOut = result.cookie;
+    // null: a concurrent request rotated the cookie and its response sets it; leave it alone here.
+    this.#rememberOut = result.cookie ?? undefined;
   }
 
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
