@@ -22,7 +22,7 @@ const LOGIN_TITLE: Record<string, string> = {
   es: 'Iniciar sesión',
 };
 
-const escape = (text: string) => text.replace(/'/g, '&#39;');
+const htmlText = (text: string) => text.replace(/'/g, '&#39;');
 
 await describeEachDialect('languages (CONTRACT §7)', (ctx) => {
   test('?lang= wins and is remembered in a locale cookie; then cookie; then Accept-Language', async () => {
@@ -75,11 +75,11 @@ await describeEachDialect('languages (CONTRACT §7)', (ctx) => {
       await browser.get(`/login?lang=${locale}`);
       const failed = await browser.post('/login', { email: user.email, password: 'wrong-password' });
       assert.equal(failed.statusCode, 422);
-      assert.ok(failed.body.includes(escape(FAILED[locale]!)), `auth.failed in ${locale}`);
+      assert.ok(failed.body.includes(htmlText(FAILED[locale]!)), `auth.failed in ${locale}`);
       assert.match(failed.body, new RegExp(`<html lang="${locale}">`));
 
       const invalid = await browser.post('/login', { email: '', password: 'secret123' });
-      assert.ok(invalid.body.includes(escape(REQUIRED_EMAIL[locale]!)), `validation.required in ${locale}`);
+      assert.ok(invalid.body.includes(htmlText(REQUIRED_EMAIL[locale]!)), `validation.required in ${locale}`);
 
       const json = await browser.postJson('/login', { email: user.email, password: 'wrong-password' });
       assert.deepEqual(json.json(), { message: FAILED[locale], errors: { email: [FAILED[locale]] } });

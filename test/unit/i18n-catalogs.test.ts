@@ -20,9 +20,35 @@ const PLURAL = /_(zero|one|two|few|many|other)$/;
  * here when a real translation happens to be identical.
  */
 const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
-  de: ['Administration', 'Admin', 'Details', 'ID', 'Name', 'Status', 'Token', 'Tokens', 'Code', 'Gatehouse'],
-  fr: ['Administration', 'Actions', 'Action', 'ID', 'Pages', 'Message', 'Code', 'Date', 'Total', 'Gatehouse'],
-  es: ['ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse'],
+  // "Guard" is the technical name of an authentication guard (web, admin, api), kept as in Laravel.
+  de: [
+    'Administration',
+    'Admin',
+    'Details',
+    'Guard',
+    'ID',
+    'Name',
+    'Status',
+    'Token',
+    'Tokens',
+    'Code',
+    'Gatehouse',
+  ],
+  fr: [
+    'Administration',
+    'Actions',
+    'Action',
+    'E-mail',
+    'ID',
+    'Pages',
+    'Message',
+    'Code',
+    'Date',
+    'Total',
+    'Via',
+    'Gatehouse',
+  ],
+  es: ['Guard', 'ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse'],
 };
 
 function leaves(tree: unknown, prefix = ''): Map<string, unknown> {
@@ -70,7 +96,7 @@ for (const locale of OTHER_LOCALES) {
       if (value === source) {
         const words = value
           .replace(/\{\{[^}]*\}\}/g, ' ')
-          .split(/[^\p{L}\p{N}]+/u)
+          .split(/[^\p{L}\p{N}-]+/u)
           .filter(Boolean);
         if (!words.every((word) => SAME_AS_ENGLISH[locale]!.includes(word))) {
           problems.push(`${locale} ${key} is still English: "${value}"`);

@@ -4,8 +4,9 @@ import { currentAccount, sendPage } from './support.ts';
 
 export async function homeRoutes(app: FastifyInstance) {
   app.get('/', async (request, reply) => {
+    const session = await request.sessionOf('web').load();
     const account = await currentAccount(request);
-    const status = request.sessionOf('web').flashed('status');
+    const status = session.flashed('status');
     return sendPage(reply, homePage(request, account, status));
   });
 }
