@@ -75,7 +75,7 @@ export class OutboxWorker implements MailQueue {
    */
   #wakeAfterCommit(): void {
     if (this.#followUps.size > 0) return;
-    for (const delay of [25, 150, 600]) {
+    for (const delay of [25, 100, 300, 1000, 3000]) {
       const timer = setTimeout(() => {
         this.#followUps.delete(timer);
         this.wake();

@@ -66,7 +66,7 @@ await describeEachDialect(
         // The use case goes on for a while before it commits.
         await new Promise((resolve) => setTimeout(resolve, 50));
       });
-      await sink!.waitForMail((m) => m.envelope.to.includes(to), 2000);
+      await sink!.waitForMail((m) => m.envelope.to.includes(to), 5000);
     });
 
     test('payload is sealed at rest and wiped after sending', async () => {

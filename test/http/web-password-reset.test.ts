@@ -87,7 +87,7 @@ await describeEachDialect(
       const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
       const knownTimes: number[] = [];
       const unknownTimes: number[] = [];
-      for (let i = 0; i < 9; i++) {
+      for (let i = 0; i < 11; i++) {
         clock.advance(2 * MINUTE);
         knownTimes.push(await time(user.email));
         unknownTimes.push(await time(`nobody${i}@example.com`));
@@ -95,7 +95,9 @@ await describeEachDialect(
       t.diagnostic(
         `median ms: known ${median(knownTimes).toFixed(2)}, unknown ${median(unknownTimes).toFixed(2)}`,
       );
-      assert.ok(Math.abs(median(knownTimes) - median(unknownTimes)) < 15, `${knownTimes} vs ${unknownTimes}`);
+      // Generous bound: the machine may be busy; the work itself (a transaction, sealing, rendering a
+      // mail) would show as a consistent gap, not noise.
+      assert.ok(Math.abs(median(knownTimes) - median(unknownTimes)) < 25, `${knownTimes} vs ${unknownTimes}`);
     });
 
     test('mailed link → form (no-referrer) → new password → login; notice mail; token single-use', async () => {
