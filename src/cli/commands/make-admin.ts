@@ -119,12 +119,13 @@ async function askFor(
 const labels: Record<Field, string> = { name: 'Name', email: 'Email', password: 'Password' };
 
 /**
- * Questions on the terminal through node:readline. For secrets the echo is muted: readline writes
- * typed characters to `output`, which then drops them, so the password never appears on screen.
+ * Questions on the terminal through node:readline. Answers are read as a stream of lines, so what
+ * is typed ahead of a prompt is kept, not lost. For secrets the echo is muted: readline writes typed
+ * characters to `output`, which then drops them, so the password never appears on screen.
  */
 class Prompt {
   readonly #rl: Interface;
-  readonly #closed: Promise<never>;
+  readonly #lines: AsyncIterator<string>;
   #muted = false;
 
   constructor(private readonly io: CommandIO) {
@@ -135,23 +136,29 @@ class Prompt {
       },
     });
     this.#rl = createInterface({ input: io.stdin, output, terminal: true });
-    // Ctrl-C (raw mode turns it into a key, not a signal) or end of input cancels the command.
+    // Ctrl-C (raw mode turns it into a key, not a signal) ends the input like Ctrl-D: cancelled.
     this.#rl.on('SIGINT', () => this.#rl.close());
-    this.#closed = new Promise<never>((_, reject) => {
-      this.#rl.once('close', () => reject(new CommandError('Cancelled: nothing was created.')));
-    });
-    this.#closed.catch(() => {});
+    this.#lines = this.#rl[Symbol.asyncIterator]();
+  }
+
+  async #next(): Promise<string> {
+    const line = await this.#lines.next();
+    if (line.done) throw new CommandError('Cancelled: nothing was created.');
+    return line.value;
   }
 
   async ask(question: string): Promise<string> {
-    return (await Promise.race([this.#rl.question(question), this.#closed])).trim();
+    this.#rl.setPrompt(question);
+    this.#rl.prompt();
+    return (await this.#next()).trim();
   }
 
   async secret(question: string): Promise<string> {
     this.io.stdout.write(question);
+    this.#rl.setPrompt('');
     this.#muted = true;
     try {
-      return await Promise.race([this.#rl.question(''), this.#closed]);
+      return await this.#next();
     } finally {
       this.#muted = false;
       this.io.stdout.write('\n');
