@@ -49,7 +49,10 @@ export async function runCli(argv: readonly string[], io: CommandIO): Promise<nu
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${overview()}\n`);
-    return name === undefined ? 1 : 0;
+    if (name !== undefined) return 0;
+    // Without a command nothing ran: a failure, reported like every other one, in one line on stderr.
+    io.stderr.write('Missing command. Run "gatehouse --help" for the list.\n');
+    return 1;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {

@@ -192,6 +192,8 @@ describe('gatehouse (in-process dispatcher)', () => {
     assert.match(bogus.stderr, /--bogus.*gatehouse migrate --help/);
     const none = await inProcess([], {}, work);
     assert.equal(none.code, 1);
+    assert.match(none.stdout, /^Usage: gatehouse <command>/);
+    assert.equal(none.stderr, 'Missing command. Run "gatehouse --help" for the list.\n');
   });
 
   test('an unreachable database fails migrate in one line', async () => {
