@@ -190,5 +190,8 @@ describe('administration panel in real Chromium', { skip }, () => {
 
     await page.goto(`${base}/admin/users?lang=de`);
     await shot('8-users-de');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/admin/users/${target.id}?lang=en`);
+    await shot('9-user-mobile');
   });
 });

@@ -84,7 +84,11 @@ export function auditTable(
       const attempted = typeof entry.details['email'] === 'string' ? entry.details['email'] : '—';
       return html`<tr>
       <td class="nowrap">${options.compact ? relativeTime(request, entry.createdAt) : dateTime(request, entry.createdAt)}</td>
-      <td>${badge(eventLabel(request, entry.event), eventTone(entry.event))}</td>
+      <td class="nowrap">${badge(eventLabel(request, entry.event), eventTone(entry.event))}${
+        options.compact && typeof entry.details['channel'] === 'string'
+          ? html`<span class="muted small">${entry.details['channel']}</span>`
+          : ''
+      }</td>
       ${options.compact ? '' : html`<td>${actorCell(request, entry, system)}</td>`}
       <td>${personCell(request, entry.subject, attempted)}</td>
       <td class="mono">${entry.ip ?? '—'}</td>
