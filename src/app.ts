@@ -1,6 +1,11 @@
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import Fastify, { type FastifyInstance, type FastifyPluginAsync, LogController } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  LogController,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import { authConfig } from './auth/auth.config.ts';
 import { type AuthConfig, createGuards, type GuardDriver, type ProviderDriver } from './auth/guards.ts';
@@ -72,6 +77,15 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     onConstructorPoisoning: 'error',
     return503OnClosing: true,
     routerOptions: { maxParamLength: 200 },
+    // Router errors (malformed percent-encoding, an over-long path parameter) never reach the error
+    // handler, and Fastify's own answer echoes the path (which may hold a reset token). Answer them in
+    // CONTRACT §2's shape instead: a parameter that long cannot name anything that exists.
+    frameworkErrors: (error, _request, reply) => {
+      const t = services.i18n.translator(services.i18n.defaultLocale);
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      const body = { message: t(tooLong ? 'http.not_found' : 'http.bad_request') };
+      return (reply as FastifyReply).code(tooLong ? 404 : 400).send(body);
+    },
   });
 
   app.decorate('services', services);
@@ -123,6 +137,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(passwordResetRoutes);
   await app.register(emailVerificationRoutes);
   await app.register(profileRoutes);
+  await app.register(adminRoutes);
 
   for (const plugin of options.plugins ?? []) await app.register(plugin);
 
@@ -131,7 +146,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   return app;
 }
 
-  await app.register(adminRoutes);
 /** One log line per request (method, redacted URL, status, time); never headers or bodies. */
 const requestLogPlugin = fp(
   async (app) => {

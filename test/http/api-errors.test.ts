@@ -337,6 +337,19 @@ await describeEachDialect(
         const response = await t.app.inject({ url, headers: bearer(token) });
         assertJsonError(response, 404, url);
       }
+      // Router-level failures answer in the same shape, without echoing the path.
+      const badEncoding = await t.app.inject({
+        method: 'DELETE',
+        url: '/api/tokens/%E0%A4%A',
+        headers: bearer(token),
+      });
+      assert.deepEqual(assertJsonError(badEncoding, 400), { message: 'Bad Request.' });
+      const longId = await t.app.inject({
+        method: 'DELETE',
+        url: `/api/tokens/${'9'.repeat(500)}`,
+        headers: bearer(token),
+      });
+      assert.deepEqual(assertJsonError(longId, 404), { message: 'Not Found.' });
       const html = await t.app.inject({ url: '/api/nope', headers: { accept: 'text/html' } });
       assertJsonError(html, 404, 'API paths answer JSON whatever Accept says');
     });

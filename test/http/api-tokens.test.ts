@@ -244,6 +244,7 @@ await describeEachDialect(
           'abc',
           '1.5',
           '99999999999999999999',
+          '9'.repeat(300),
         ]) {
           const response = await app.inject({
             method: 'DELETE',
@@ -287,7 +288,13 @@ await describeEachDialect(
       });
       assert.equal(nothing.statusCode, 204);
       await assertUnchanged(db, async () => {
-        for (const query of ['name=', 'name=%20%20', `name=${'x'.repeat(256)}`, 'name=a&name=b']) {
+        for (const query of [
+          'name=',
+          'name=%20%20',
+          `name=${'x'.repeat(256)}`,
+          'name=a&name=b',
+          'name=&lang=de',
+        ]) {
           const response = await app.inject({
             method: 'DELETE',
             url: `/api/tokens?${query}`,
@@ -295,6 +302,19 @@ await describeEachDialect(
           });
           assertJsonError(response, 422, query);
           assert.ok(response.json().errors.name, query);
+        }
+      });
+
+      // A misspelt or bracketed parameter is refused, not read as "delete every token".
+      await assertUnchanged(db, async () => {
+        for (const query of ['nmae=phone', 'name[]=phone', 'names=phone', 'all=1']) {
+          const response = await app.inject({
+            method: 'DELETE',
+            url: `/api/tokens?${query}`,
+            headers: bearer(keep),
+          });
+          const error = assertJsonError(response, 422, query);
+          assert.equal(error.message, `The ${query.split('=')[0]} field is prohibited.`, query);
         }
       });
 

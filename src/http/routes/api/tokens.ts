@@ -113,6 +113,13 @@ export async function tokenRoutes(app: FastifyInstance) {
   app.delete('/api/tokens', { preHandler: authenticated }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const user = request.identity!.user;
+    // "Log out everywhere" must be asked for exactly: a misspelt or bracketed parameter (nmae=, name[]=)
+    // is refused rather than falling through to deleting every token.
+    const unexpected = Object.keys(query).filter((key) => key !== 'name' && key !== 'lang');
+    if (unexpected.length > 0) {
+      const errors = unexpected.map((key) => [key, [request.t('validation.prohibited', { attribute: key })]]);
+      throw validationError(Object.fromEntries(errors), request.t);
+    }
     if (query['name'] !== undefined) {
       const name = query['name'];
       if (typeof name !== 'string' || name.trim() === '' || name.length > 255) {
