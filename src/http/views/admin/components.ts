@@ -84,6 +84,32 @@ export function pagination(request: FastifyRequest, page: Page<unknown>): Html {
 </nav>`;
 }
 
+export interface ListPanelOptions {
+  id: string;
+  title: string;
+  /** A bulk action beside the title ("revoke all"), shown only when there are rows. */
+  bulk: Html;
+  headers: readonly string[];
+  /** The (visually hidden) heading of the last column, which holds each row's action button. */
+  actionsLabel: string;
+  rows: readonly Html[];
+  empty: string;
+  note?: string;
+}
+
+/** A titled panel with a count, a table of rows that each end in an action, or an empty-state line. */
+export function listPanel(options: ListPanelOptions): Html {
+  const { rows } = options;
+  const table = html`<div class="table-wrap"><table class="data">
+    <thead><tr>${options.headers.map((h) => html`<th scope="col">${h}</th>`)}<th scope="col"><span class="visually-hidden">${options.actionsLabel}</span></th></tr></thead>
+    <tbody>${rows}</tbody>
+  </table></div>${options.note ? html`<p class="note">${options.note}</p>` : ''}`;
+  return html`<section class="panel" id="${options.id}">
+  <header class="panel-head"><h2>${options.title} <span class="count">${rows.length}</span></h2>${rows.length > 0 ? options.bulk : ''}</header>
+  ${rows.length === 0 ? emptyState(options.empty) : table}
+</section>`;
+}
+
 export function emptyState(text: string): Html {
   return html`<p class="empty">${text}</p>`;
 }

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { UserDetail } from '../../../admin/user-directory.ts';
 import { type Html, html } from '../html.ts';
 import { auditTable } from './audit-entries.ts';
-import { actionButton, confirmAction, emptyState, type Flash } from './components.ts';
+import { actionButton, confirmAction, type Flash, listPanel } from './components.ts';
 import { dateOnly, dateTime, deviceName, relativeTime } from './format.ts';
 import { adminPage } from './shell.ts';
 import { userBadges } from './users-list.ts';
@@ -110,18 +110,26 @@ function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
   const t = request.t;
   const { user, tokens } = ctx.detail;
   const base = `/admin/users/${user.id}/tokens`;
-  const revokeAll =
-    tokens.length > 0
-      ? confirmAction({
-          action: `${base}/revoke-all`,
-          label: t('admin.tokens.revoke_all'),
-          question: t('admin.tokens.revoke_all_confirm', { count: tokens.length }),
-          csrf: ctx.csrf,
-          small: true,
-        })
-      : '';
-  const rows = tokens.map(
-    (token) => html`<tr>
+  return listPanel({
+    id: 'tokens',
+    title: t('admin.tokens.title'),
+    bulk: confirmAction({
+      action: `${base}/revoke-all`,
+      label: t('admin.tokens.revoke_all'),
+      question: t('admin.tokens.revoke_all_confirm', { count: tokens.length }),
+      csrf: ctx.csrf,
+      small: true,
+    }),
+    headers: [
+      t('admin.tokens.name'),
+      t('admin.tokens.abilities'),
+      t('admin.tokens.last_used'),
+      t('admin.tokens.expires'),
+      t('admin.tokens.created'),
+    ],
+    actionsLabel: t('admin.users.actions'),
+    rows: tokens.map(
+      (token) => html`<tr>
       <td class="strong nowrap">${token.name}</td>
       <td>${token.abilities.map((a) => html`<code class="chip">${a}</code>`)}</td>
       <td class="nowrap">${relativeTime(request, token.lastUsedAt)}</td>
@@ -129,68 +137,44 @@ function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
       <td class="nowrap">${dateOnly(request, token.createdAt)}</td>
       <td class="right">${actionButton({ action: `${base}/${token.id}/revoke`, label: t('admin.tokens.revoke'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
     </tr>`,
-  );
-  return html`<section class="panel" id="tokens">
-  <header class="panel-head"><h2>${t('admin.tokens.title')} <span class="count">${tokens.length}</span></h2>${revokeAll}</header>
-  ${
-    tokens.length === 0
-      ? emptyState(t('admin.tokens.none'))
-      : html`<div class="table-wrap"><table class="data">
-    <thead><tr>
-      <th scope="col">${t('admin.tokens.name')}</th>
-      <th scope="col">${t('admin.tokens.abilities')}</th>
-      <th scope="col">${t('admin.tokens.last_used')}</th>
-      <th scope="col">${t('admin.tokens.expires')}</th>
-      <th scope="col">${t('admin.tokens.created')}</th>
-      <th scope="col"><span class="visually-hidden">${t('admin.users.actions')}</span></th>
-    </tr></thead>
-    <tbody>${rows}</tbody>
-  </table></div>`
-  }
-</section>`;
+    ),
+    empty: t('admin.tokens.none'),
+  });
 }
 
 function sessionsSection(request: FastifyRequest, ctx: UserPageContext): Html {
   const t = request.t;
   const { user, sessions } = ctx.detail;
   const base = `/admin/users/${user.id}/sessions`;
-  const endAll =
-    sessions.length > 0
-      ? confirmAction({
-          action: `${base}/end-all`,
-          label: t('admin.sessions.end_all'),
-          question: t('admin.sessions.end_all_confirm', { count: sessions.length }),
-          csrf: ctx.csrf,
-          small: true,
-        })
-      : '';
-  const rows = sessions.map(
-    (session) => html`<tr>
+  return listPanel({
+    id: 'sessions',
+    title: t('admin.sessions.title'),
+    bulk: confirmAction({
+      action: `${base}/end-all`,
+      label: t('admin.sessions.end_all'),
+      question: t('admin.sessions.end_all_confirm', { count: sessions.length }),
+      csrf: ctx.csrf,
+      small: true,
+    }),
+    headers: [
+      t('admin.sessions.device'),
+      t('admin.audit.ip'),
+      t('admin.sessions.last_activity'),
+      t('admin.sessions.started'),
+    ],
+    actionsLabel: t('admin.users.actions'),
+    rows: sessions.map(
+      (session) => html`<tr>
       <td><span class="strong" title="${session.userAgent ?? ''}">${deviceName(session.userAgent) ?? t('admin.sessions.unknown_device')}</span></td>
       <td class="mono">${session.ip ?? '—'}</td>
       <td class="nowrap">${relativeTime(request, session.lastActivity)}</td>
       <td class="nowrap">${dateTime(request, session.createdAt)}</td>
       <td class="right">${actionButton({ action: `${base}/${session.key}/end`, label: t('admin.sessions.end'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
     </tr>`,
-  );
-  return html`<section class="panel" id="sessions">
-  <header class="panel-head"><h2>${t('admin.sessions.title')} <span class="count">${sessions.length}</span></h2>${endAll}</header>
-  ${
-    sessions.length === 0
-      ? emptyState(t('admin.sessions.none'))
-      : html`<div class="table-wrap"><table class="data">
-    <thead><tr>
-      <th scope="col">${t('admin.sessions.device')}</th>
-      <th scope="col">${t('admin.audit.ip')}</th>
-      <th scope="col">${t('admin.sessions.last_activity')}</th>
-      <th scope="col">${t('admin.sessions.started')}</th>
-      <th scope="col"><span class="visually-hidden">${t('admin.users.actions')}</span></th>
-    </tr></thead>
-    <tbody>${rows}</tbody>
-  </table></div>
-  <p class="note">${t('admin.sessions.remember_note')}</p>`
-  }
-</section>`;
+    ),
+    empty: t('admin.sessions.none'),
+    note: t('admin.sessions.remember_note'),
+  });
 }
 
 export function userShowPage(request: FastifyRequest, ctx: UserPageContext): Html {
