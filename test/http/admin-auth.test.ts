@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setPanelAccess } from '../../src/admin/user-actions.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/auth/passwords.ts';
+import { fakeClock } from '../../src/lib/clock.ts';
 import { countRows, createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
@@ -303,6 +304,27 @@ test('PANEL_EMAIL_DOMAINS narrows the panel check: a flagged user outside the do
     assert.match(refused.body, /These credentials do not match our records\./);
     const ok = await browser.post('/admin/login', { email: inside.email, password: inside.password });
     assert.equal(ok.statusCode, 302);
+  } finally {
+    await t.close();
+  }
+});
+
+test('the admin session has its own, shorter idle lifetime (ADMIN_SESSION_LIFETIME)', async () => {
+  const clock = fakeClock();
+  const t = await createTestApp('sqlite', { env: { ADMIN_SESSION_LIFETIME: '10' }, overrides: { clock } });
+  try {
+    const user = await t.createUser({ panelAccess: true });
+    const admin = await adminBrowser(t, user);
+    const web = new Browser(t.app);
+    await web.get('/login');
+    assert.equal((await web.post('/login', { email: user.email, password: user.password })).statusCode, 302);
+    clock.advance(9 * 60_000);
+    assert.equal((await admin.get('/admin')).statusCode, 200, 'activity keeps it alive');
+    clock.advance(10 * 60_000 + 1);
+    const expired = await admin.get('/admin');
+    assert.equal(expired.statusCode, 302);
+    assert.equal(expired.headers.location, '/admin/login');
+    assert.equal((await web.get('/dashboard')).statusCode, 200, 'the web session (120 minutes) lives on');
   } finally {
     await t.close();
   }
