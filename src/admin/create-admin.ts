@@ -42,6 +42,8 @@ export interface CreateAdminDeps {
   readonly db: Kysely<Database>;
   readonly hasher: PasswordHasher;
   readonly canAccessPanel: (user: User) => boolean;
+  /** The language of the admin's mails (APP_LOCALE): there is no request to take it from. */
+  readonly locale: string;
 }
 
 export type CreateAdminResult =
@@ -66,7 +68,7 @@ export async function createAdmin(
     name: input.name,
     email: input.email,
     email_verified_at: now,
-    locale: 'en',
+    locale: deps.locale,
     can_access_panel: 1,
     disabled_at: null,
     created_at: now,

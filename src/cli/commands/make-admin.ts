@@ -49,6 +49,7 @@ export const makeAdminCommand: Command = {
           db: database.db,
           hasher: createPasswordHasher(config.hashConcurrency),
           canAccessPanel: panelAccessCheck(config.panelEmailDomains),
+          locale: config.locale,
         },
         input,
         { actorId: null, ip: null, now: Date.now() },
