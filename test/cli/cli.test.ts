@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../src/cli/index.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import type { Db } from '../../src/db/schema.ts';
-import { crc32Hex, sha256Hex } from '../../src/lib/crypto.ts';
+import { insertTokenRow, insertUserRow } from '../helpers/api.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
 import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 
@@ -124,39 +124,9 @@ describe('gatehouse (spawned)', () => {
  */
 async function seedTokens(db: Db) {
   const now = Date.now();
-  const { id: userId } = await db
-    .insertInto('users')
-    .values({
-      name: 'Prune',
-      email: `prune-${now}@example.com`,
-      password: 'x',
-      email_verified_at: null,
-      locale: 'en',
-      can_access_panel: 0,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  const insert = async (name: string, createdAt: number, expiresAt: number | null) => {
-    const entropy = name.padEnd(40, 'x').slice(0, 40);
-    const row = await db
-      .insertInto('personal_access_tokens')
-      .values({
-        user_id: userId,
-        name,
-        token: sha256Hex(`${entropy}${crc32Hex(entropy)}`),
-        abilities: '["*"]',
-        last_used_at: null,
-        expires_at: expiresAt,
-        created_at: createdAt,
-        updated_at: createdAt,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    return row.id;
-  };
+  const userId = await insertUserRow(db, { email: `prune-${now}@example.com`, passwordHash: 'x', now });
+  const insert = async (name: string, createdAt: number, expiresAt: number | null) =>
+    (await insertTokenRow(db, { userId, entropy: name, name, createdAt, expiresAt })).id;
   return {
     expired: await insert('expired', now - 10 * MINUTE, now - MINUTE),
     old: await insert('old', now - 525960 * MINUTE - MINUTE, null),

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import type { Db } from '../../src/db/schema.ts';
+import { crc32Hex, sha256Hex } from '../../src/lib/crypto.ts';
 import { countRows } from './app.ts';
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -54,3 +55,55 @@ export async function tokenRow(db: Db, id: number) {
 }
 
 export const tokenId = (plain: string) => Number(plain.slice(0, plain.indexOf('|')));
+
+/** Inserts a user row directly (e.g. with an imported bcrypt hash); returns its id. */
+export async function insertUserRow(
+  db: Db,
+  input: { email: string; passwordHash: string; name?: string; now?: number },
+): Promise<number> {
+  const now = input.now ?? Date.now();
+  const row = await db
+    .insertInto('users')
+    .values({
+      name: input.name ?? 'Inserted',
+      email: input.email,
+      password: input.passwordHash,
+      email_verified_at: now,
+      locale: 'en',
+      can_access_panel: 0,
+      disabled_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+/**
+ * Inserts a token row directly (without spending a login or the API allowance); returns its
+ * plaintext `<id>|<secret>`. `entropy` is padded or cut to 40 characters.
+ */
+export async function insertTokenRow(
+  db: Db,
+  input: { userId: number; entropy: string; name?: string; createdAt?: number; expiresAt?: number | null },
+): Promise<{ id: number; plain: string }> {
+  const entropy = input.entropy.padEnd(40, 'x').slice(0, 40);
+  const secret = `${entropy}${crc32Hex(entropy)}`;
+  const createdAt = input.createdAt ?? Date.now();
+  const row = await db
+    .insertInto('personal_access_tokens')
+    .values({
+      user_id: input.userId,
+      name: input.name ?? 'direct',
+      token: sha256Hex(secret),
+      abilities: '["*"]',
+      last_used_at: null,
+      expires_at: input.expiresAt ?? null,
+      created_at: createdAt,
+      updated_at: createdAt,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return { id: row.id, plain: `${row.id}|${secret}` };
+}

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { assertJsonError, bearer, requestToken } from '../helpers/api.ts';
+import { assertJsonError, bearer, insertTokenRow, requestToken } from '../helpers/api.ts';
 import { countRows, describeEachDialect } from '../helpers/app.ts';
 
 const START = Date.UTC(2026, 0, 1, 12);
@@ -134,30 +134,12 @@ await describeEachDialect(
       apiClock.set(START);
       const user = await createUser();
       const other = await createUser();
-      const now = apiClock.now();
-      const insertToken = async (userId: number, secret: string) => {
-        // Tokens are inserted directly: issuing them through the API would spend the IP allowance.
-        const { sha256Hex, crc32Hex } = await import('../../src/lib/crypto.ts');
-        const full = `${secret}${crc32Hex(secret)}`;
-        const row = await db
-          .insertInto('personal_access_tokens')
-          .values({
-            user_id: userId,
-            name: 'direct',
-            token: sha256Hex(full),
-            abilities: '["*"]',
-            last_used_at: null,
-            expires_at: null,
-            created_at: now,
-            updated_at: now,
-          })
-          .returning('id')
-          .executeTakeFirstOrThrow();
-        return `${row.id}|${full}`;
-      };
-      const mine = bearer(await insertToken(user.id, 'a'.repeat(40)));
-      const mineToo = bearer(await insertToken(user.id, 'b'.repeat(40)));
-      const theirs = bearer(await insertToken(other.id, 'c'.repeat(40)));
+      // Tokens are inserted directly: issuing them through the API would spend the IP allowance.
+      const insert = async (userId: number, entropy: string) =>
+        bearer((await insertTokenRow(db, { userId, entropy, createdAt: apiClock.now() })).plain);
+      const mine = await insert(user.id, 'a');
+      const mineToo = await insert(user.id, 'b');
+      const theirs = await insert(other.id, 'c');
 
       const first = await app.inject({ url: '/api/user', headers: mine });
       assert.equal(first.statusCode, 200);
@@ -240,29 +222,17 @@ await describeEachDialect(
     test('the forwarded client address is the throttle key', async () => {
       const { app, createUser } = ctx();
       const user = await createUser();
-      for (let i = 0; i < 5; i++) {
-        const response = await app.inject({
+      const forwarded = (client: string, password: string) =>
+        app.inject({
           method: 'POST',
           url: '/api/tokens',
-          headers: { 'x-forwarded-for': '198.51.100.7' },
-          payload: { email: user.email, password: 'wrong password', device_name: 'x' },
+          headers: { 'x-forwarded-for': client },
+          payload: { email: user.email, password, device_name: 'x' },
         });
-        assert.equal(response.statusCode, 401);
-      }
-      const blocked = await app.inject({
-        method: 'POST',
-        url: '/api/tokens',
-        headers: { 'x-forwarded-for': '198.51.100.7' },
-        payload: { email: user.email, password: user.password, device_name: 'x' },
-      });
-      assert.equal(blocked.statusCode, 429);
-      const otherClient = await app.inject({
-        method: 'POST',
-        url: '/api/tokens',
-        headers: { 'x-forwarded-for': '198.51.100.8' },
-        payload: { email: user.email, password: user.password, device_name: 'x' },
-      });
-      assert.equal(otherClient.statusCode, 200);
+      for (let i = 0; i < 5; i++)
+        assert.equal((await forwarded('198.51.100.7', 'wrong password')).statusCode, 401);
+      assert.equal((await forwarded('198.51.100.7', user.password)).statusCode, 429);
+      assert.equal((await forwarded('198.51.100.8', user.password)).statusCode, 200, 'another client');
     });
   },
   { env: { TRUST_PROXY: 'true', API_RATE_LIMIT: '0' } },

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sha256Hex } from '../../src/lib/crypto.ts';
-import { assertJsonError, assertUnchanged, bearer, requestToken, tokenId, tokenRow } from '../helpers/api.ts';
+import {
+  assertJsonError,
+  assertUnchanged,
+  bearer,
+  insertUserRow,
+  requestToken,
+  tokenId,
+  tokenRow,
+} from '../helpers/api.ts';
 import { countRows, describeEachDialect } from '../helpers/app.ts';
 
 /** Laravel's UserFactory hash of "password" (bcrypt, PHP's $2y$ form): an account imported from Laravel. */
@@ -417,22 +425,11 @@ await describeEachDialect(
 
     test('a Laravel bcrypt ($2y$) account logs in and is rehashed to argon2id', async () => {
       const { app, db } = ctx();
-      const now = Date.now();
-      const { id } = await db
-        .insertInto('users')
-        .values({
-          name: 'From Laravel',
-          email: 'laravel-import@example.com',
-          password: LARAVEL_HASH,
-          email_verified_at: now,
-          locale: 'en',
-          can_access_panel: 0,
-          disabled_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const id = await insertUserRow(db, {
+        name: 'From Laravel',
+        email: 'laravel-import@example.com',
+        passwordHash: LARAVEL_HASH,
+      });
       const stored = async () =>
         (await db.selectFrom('users').select('password').where('id', '=', id).executeTakeFirstOrThrow())
           .password;

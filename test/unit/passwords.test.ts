@@ -8,6 +8,7 @@ import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { databaseUserProvider } from '../../src/users/user-provider.ts';
+import { insertUserRow } from '../helpers/api.ts';
 
 /** The hash Laravel's UserFactory shipped for years: bcrypt cost 10 of "password", in PHP's $2y$ form. */
 const LARAVEL_HASH = '$2y$10$92IXUNpkjO0rOQ5byMi.Ye4oKoEa3Ro9llC/.og/at2.uheWG/igi';
@@ -73,23 +74,12 @@ describe('rehash on login (attemptLogin)', () => {
 
   before(async () => {
     await migrateToLatest(database.db);
-    const now = clock.now();
-    const row = await database.db
-      .insertInto('users')
-      .values({
-        name: 'Imported',
-        email: 'imported@example.com',
-        password: LARAVEL_HASH,
-        email_verified_at: now,
-        locale: 'en',
-        can_access_panel: 0,
-        disabled_at: null,
-        created_at: now,
-        updated_at: now,
-      })
-      .returning('id')
-      .executeTakeFirstOrThrow();
-    userId = row.id;
+    userId = await insertUserRow(database.db, {
+      name: 'Imported',
+      email: 'imported@example.com',
+      passwordHash: LARAVEL_HASH,
+      now: clock.now(),
+    });
   });
   after(async () => {
     await limiter.store.close();
