@@ -65,28 +65,87 @@ export function createI18n(
 }
 
 const MEMO_LIMIT = 5000;
+const PLACEHOLDER = /{{([^{}]*)}}/g;
+const VARIABLE = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$/;
+/** Options that change what i18next resolves (plurals, context, defaults…): those calls go to i18next. */
+const I18NEXT_OPTIONS = new Set([
+  'count',
+  'context',
+  'defaultValue',
+  'lng',
+  'lngs',
+  'fallbackLng',
+  'ns',
+  'keyPrefix',
+  'keySeparator',
+  'nsSeparator',
+  'returnObjects',
+  'returnDetails',
+  'joinArrays',
+  'postProcess',
+  'interpolation',
+  'skipInterpolation',
+  'replace',
+  'ordinal',
+  'nest',
+  'missingInterpolationHandler',
+]);
 
 /**
- * The catalogs never change after start, so the text of a plain key in one language is looked up
- * once: i18next's lookup (key parsing, fallback chain, nesting checks) was about a third of a page's
- * CPU time. Calls with options (interpolation, plurals, defaults) still go through i18next each time.
- * Bounded, so keys built from input could never grow it without limit.
+ * The catalogs never change after start, so each key's text in one language is resolved by i18next
+ * once (key parsing, fallback chain, nesting) and kept. i18next's own interpolation costs ~40 µs a
+ * call, the largest item of a page's profile; `{{name}}` placeholders with string or number values
+ * are filled here instead, with the same result (test/unit/i18n-interpolation.test.ts compares every
+ * catalog entry). Anything else — plurals, context, defaults, formats, nesting, a missing value —
+ * still goes through i18next. Bounded, so keys built from input could never grow it without limit.
  */
 function memoised(t: Translate): Translate {
+  const call = t as unknown as (...args: unknown[]) => unknown;
   const texts = new Map<string, string>();
-  const translate = (key: unknown, ...rest: unknown[]): unknown => {
-    if (rest.length > 0 || typeof key !== 'string') {
-      return (t as unknown as (...args: unknown[]) => unknown)(key, ...rest);
-    }
-    let text = texts.get(key);
-    if (text === undefined) {
-      text = (t as (key: string) => string)(key);
-      if (texts.size < MEMO_LIMIT) texts.set(key, text);
-    }
+  const templates = new Map<string, string>();
+  const cached = (cache: Map<string, string>, key: string, resolve: () => unknown): unknown => {
+    const hit = cache.get(key);
+    if (hit !== undefined) return hit;
+    const text = resolve();
+    if (typeof text === 'string' && cache.size < MEMO_LIMIT) cache.set(key, text);
     return text;
+  };
+  const translate = (key: unknown, ...rest: unknown[]): unknown => {
+    if (typeof key !== 'string' || rest.length > 1) return call(key, ...rest);
+    if (rest.length === 0) return cached(texts, key, () => call(key));
+    const values = rest[0];
+    if (!isPlainValues(values)) return call(key, values);
+    const template = cached(templates, key, () => call(key, { skipInterpolation: true }));
+    const text = typeof template === 'string' ? interpolate(template, values) : undefined;
+    return text ?? call(key, values);
   };
   // getFixedT's function also carries lng/ns/keyPrefix properties; keep them.
   return Object.assign(translate, t) as unknown as Translate;
+}
+
+function isPlainValues(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) {
+    return false;
+  }
+  for (const name of Object.keys(value)) {
+    if (I18NEXT_OPTIONS.has(name) || name.startsWith('defaultValue')) return false;
+  }
+  return true;
+}
+
+/** Fills simple `{{name}}` placeholders; undefined when the template or a value needs i18next. */
+function interpolate(template: string, values: Record<string, unknown>): string | undefined {
+  if (template.includes('$t(')) return undefined;
+  let complete = true;
+  const text = template.replace(PLACEHOLDER, (placeholder, inner: string) => {
+    const name = VARIABLE.exec(inner)?.[1];
+    const value = name !== undefined && Object.hasOwn(values, name) ? values[name] : undefined;
+    if (typeof value === 'string') return value;
+    if (typeof value === 'number') return String(value);
+    complete = false;
+    return placeholder;
+  });
+  return complete ? text : undefined;
 }
 
 export function asLocale(value: string | undefined | null): Locale | null {
