@@ -90,6 +90,7 @@ await describeEachDialect(
         [{ ...creds, abilities: ['posts:*'] }, ['abilities']],
         [{ ...creds, abilities: ['posts:read:all'] }, ['abilities']],
         [{ ...creds, abilities: ['posts:read', 'x'.repeat(10_000)] }, ['abilities']],
+        [{ ...creds, abilities: [`${'a'.repeat(200)}:${'b'.repeat(100)}`] }, ['abilities']],
         [{ ...creds, abilities: Array.from({ length: 101 }, (_, i) => `r${i}:read`) }, ['abilities']],
         [{ ...creds, expires_in: 0 }, ['expires_in']],
         [{ ...creds, expires_in: -1 }, ['expires_in']],

@@ -16,8 +16,9 @@ const issueSchema = {
   abilities: field.optional(
     rules.array(),
     rules.max(100),
+    // Bounded in length too: 100 abilities of any size would let one login store a megabyte per token.
     rules.custom((v) =>
-      (v as unknown[]).every((a) => typeof a === 'string' && ABILITY_PATTERN.test(a))
+      (v as unknown[]).every((a) => typeof a === 'string' && a.length <= 255 && ABILITY_PATTERN.test(a))
         ? undefined
         : { key: 'validation.format' },
     ),
