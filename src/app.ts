@@ -39,6 +39,7 @@ import { loginRoutes } from './http/routes/web/login.ts';
 import { passwordResetRoutes } from './http/routes/web/password-reset.ts';
 import { profileRoutes } from './http/routes/web/profile.ts';
 import { registerRoutes } from './http/routes/web/register.ts';
+import { fastifyTrustProxy } from './http/trust-proxy.ts';
 import type { Services } from './services.ts';
 import { databaseProviderDriver } from './users/user-provider.ts';
 
@@ -70,7 +71,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     },
     // Fastify's two lines per request are replaced by one (requestLogPlugin) with a redacted URL.
     logController: new LogController({ disableRequestLogging: true }),
-    trustProxy: config.trustProxy,
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     // Keys like __proto__ or constructor.prototype in a JSON body are refused (400), not merged.
     onProtoPoisoning: 'error',

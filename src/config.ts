@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseEnv } from 'node:util';
 import { parseStatefulDomain, StatefulDomainError } from './auth/stateful-domains.ts';
@@ -31,7 +32,12 @@ export interface Config {
   readonly locale: string;
   readonly fallbackLocale: string;
   readonly mail: MailConfig;
-  readonly trustProxy: boolean;
+  /**
+   * TRUST_PROXY. false (unset): X-Forwarded-* are ignored. A number N (`true` = 1): the app is reached
+   * only through N proxies, so the client is the address the outermost of them appended — never a
+   * value the client wrote into the header itself. Or the proxies' addresses/CIDRs, comma-separated.
+   */
+  readonly trustProxy: false | number | string;
   readonly apiRateLimitPerMinute: number;
   readonly loginMaxAttempts: number;
   readonly loginDecaySeconds: number;
@@ -134,7 +140,7 @@ export function loadConfig(
       fromName: headerSafe('MAIL_FROM_NAME', read('MAIL_FROM_NAME') ?? read('APP_NAME') ?? 'Gatehouse'),
       encryption: oneOf(read, 'MAIL_ENCRYPTION', ['tls', 'starttls', 'none'] as const, 'starttls'),
     },
-    trustProxy: boolean(read, 'TRUST_PROXY', false),
+    trustProxy: trustProxy(read('TRUST_PROXY')),
     apiRateLimitPerMinute: integer(read, 'API_RATE_LIMIT', 60, 0),
     loginMaxAttempts: integer(read, 'LOGIN_MAX_ATTEMPTS', 5, 1),
     loginDecaySeconds: integer(read, 'LOGIN_DECAY_SECONDS', 60, 1),
@@ -185,12 +191,29 @@ function nullableInteger(read: Reader, name: string, fallback: number, present: 
   return integer(read, name, fallback, 1);
 }
 
-function boolean(read: Reader, name: string, fallback: boolean): boolean {
-  const raw = read(name)?.toLowerCase();
-  if (raw === undefined) return fallback;
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
-  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+function trustProxy(raw: string | undefined): false | number | string {
+  const value = raw?.toLowerCase();
+  if (value === undefined || ['0', 'false', 'no', 'off'].includes(value)) return false;
+  if (['true', 'yes', 'on'].includes(value)) return 1;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  const valid = (entry: string) => {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 4 ? 32 : 128;
+    return (
+      family !== 0 &&
+      extra === undefined &&
+      (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits))
+    );
+  };
+  if (!entries.every(valid)) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be true/false, a number of proxy hops, or proxy addresses/CIDRs (got "${raw}")`,
+    );
+  }
+  return entries.join(',');
 }
 
 function oneOf<T extends string>(read: Reader, name: string, allowed: readonly T[], fallback: T): T {
