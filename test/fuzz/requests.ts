@@ -91,6 +91,7 @@ const NASTY = [
   '%00',
   '%ZZ',
   '../../../etc/passwd',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a template-injection probe, on purpose
   '${7*7}',
   '{{constructor.constructor("return process")()}}',
   '__proto__',
@@ -237,7 +238,7 @@ const headerText = fc
     fc.string({ maxLength: 60 }),
     fc.string({ unit: 'binary', maxLength: 30 }),
   )
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are what a header cannot carry
+  // Control characters (CR, LF, NUL…) are what a header cannot carry.
   .map((s) => [...s].filter((c) => c >= ' ' && c <= '\u00ff' && c !== '\u007f').join(''));
 
 const credential = (name: keyof Credentials | 'session', prefix?: string): HeaderChoice =>
