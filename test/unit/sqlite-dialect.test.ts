@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { sql } from 'kysely';
+import { openDatabase } from '../../src/db/connection.ts';
+
+// SQLite has one connection: the dialect must still give each transaction the connection to itself
+// (no lost updates, no query of another request inside it) while handing turns over fairly.
+const folder = mkdtempSync(join(tmpdir(), 'gatehouse-dialect-'));
+const handle = openDatabase({ dialect: 'sqlite', filename: join(folder, 'db.sqlite') });
+after(async () => {
+  await handle.close();
+  rmSync(folder, { recursive: true, force: true });
+});
+
+test('concurrent read-modify-write transactions and plain queries never interleave', async () => {
+  const db = handle.db;
+  await sql`create table counter (id integer primary key, value integer not null)`.execute(db);
+  await sql`insert into counter (id, value) values (1, 0)`.execute(db);
+  const seen: number[] = [];
+  const increments = Array.from({ length: 25 }, () =>
+    db.transaction().execute(async (trx) => {
+      const { rows } = await sql<{ value: number }>`select value from counter where id = 1`.execute(trx);
+      await new Promise((resolve) => setTimeout(resolve, 1)); // yield while holding the connection
+      await sql`update counter set value = ${rows[0]!.value + 1} where id = 1`.execute(trx);
+    }),
+  );
+  const readers = Array.from({ length: 25 }, async () => {
+    const { rows } = await sql<{ value: number }>`select value from counter where id = 1`.execute(db);
+    seen.push(rows[0]!.value);
+  });
+  const failing = db
+    .transaction()
+    .execute(async (trx) => {
+      await sql`update counter set value = -1000 where id = 1`.execute(trx);
+      throw new Error('roll back');
+    })
+    .catch((error: Error) => error.message);
+  await Promise.all([...increments, ...readers]);
+  assert.equal(await failing, 'roll back');
+  const { rows } = await sql<{ value: number }>`select value from counter where id = 1`.execute(db);
+  assert.equal(rows[0]!.value, 25);
+  // Readers only ever saw committed values, never the rolled-back -1000.
+  assert.ok(
+    seen.every((v) => v >= 0 && v <= 25),
+    JSON.stringify(seen),
+  );
+});
