@@ -62,19 +62,22 @@ export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<strin
       return session;
     });
 
-    app.addHook('onRequest', async (request) => {
-      request.loadSession = async (guard: string) => {
-        const session = await request.sessionOf(guard).load();
-        return { userId: session.userId };
-      };
-      request.redirectToLogin = async (reply: FastifyReply, guard: string) => {
-        const target = settings.get(guard)?.loginPath ?? '/login';
-        const session = await request.sessionOf(settings.has(guard) ? guard : 'web').load();
-        // Only our own GET URLs are remembered, so the post-login redirect can never leave the site.
-        if (request.method === 'GET') session.put('intended', request.url);
-        return reply.redirect(target);
-      };
+    // Request methods (shared on the prototype), not closures made in a hook: an API request that never
+    // touches a session pays nothing for them.
+    app.decorateRequest('loadSession', async function (this: FastifyRequest, guard: string) {
+      const session = await this.sessionOf(guard).load();
+      return { userId: session.userId };
     });
+    app.decorateRequest(
+      'redirectToLogin',
+      async function (this: FastifyRequest, reply: FastifyReply, guard: string) {
+        const target = settings.get(guard)?.loginPath ?? '/login';
+        const session = await this.sessionOf(settings.has(guard) ? guard : 'web').load();
+        // Only our own GET URLs are remembered, so the post-login redirect can never leave the site.
+        if (this.method === 'GET') session.put('intended', this.url);
+        return reply.redirect(target);
+      },
+    );
 
     app.addHook('onSend', async (request, reply, payload) => {
       const sessions = (request as WithSessions)[kSessions];
