@@ -4,6 +4,13 @@ import type { LightMyRequestResponse } from 'fastify';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
 
 const PAIRS = Number(process.env['TIMING_PAIRS'] ?? 100);
+/**
+ * On a loaded machine the median of 100 samples itself wobbles by a few milliseconds. When the gap
+ * lands near the limit, more pairs are measured (up to this many) instead of the limit being widened:
+ * a real difference — a skipped hash costs tens of milliseconds — stays, noise averages out.
+ */
+const MAX_PAIRS = PAIRS * 3;
+const UNSURE_MS = 3;
 const WARMUP = 5;
 const LIMIT_MS = 5;
 
@@ -34,7 +41,9 @@ async function measure(attempt: Attempt, known: string, tag: number) {
     bodies.add(response.body);
     return elapsed;
   };
-  for (let i = -WARMUP; i < PAIRS; i++) {
+  const unsure = () =>
+    Math.max(Math.abs(median(unknownTimes) - median(knownTimes)), Math.abs(median(pairGaps))) >= UNSURE_MS;
+  for (let i = -WARMUP; i < PAIRS || (i < MAX_PAIRS && unsure()); i++) {
     const n = i + WARMUP;
     const ipKnown = `10.${tag}.${n >> 8}.${(n % 250) + 1}`;
     const ipUnknown = `10.${tag + 1}.${n >> 8}.${(n % 250) + 1}`;
@@ -54,6 +63,7 @@ async function measure(attempt: Attempt, known: string, tag: number) {
     pairGaps.push(u - k);
   }
   return {
+    pairs: pairGaps.length,
     known: median(knownTimes),
     unknown: median(unknownTimes),
     pairGap: median(pairGaps),
@@ -65,7 +75,8 @@ async function measure(attempt: Attempt, known: string, tag: number) {
 /**
  * Issue 7 §7: no user enumeration by timing. An unknown address costs a full argon2id verification
  * against a dummy hash, like a wrong password for a known one; both are audited the same way. Over
- * 100 interleaved pairs, the medians must be within 5 ms — and the answers identical.
+ * 100 interleaved pairs (more when the result is close, see MAX_PAIRS) the medians must be within 5 ms —
+ * and the answers identical.
  */
 await describeEachDialect(
   'user enumeration by timing',
@@ -74,7 +85,7 @@ await describeEachDialect(
       const user = await app.createUser();
       const r = await measure(attempt, user.email, tag);
       const summary =
-        `known ${r.known.toFixed(2)} ms, unknown ${r.unknown.toFixed(2)} ms, ` +
+        `${r.pairs} pairs: known ${r.known.toFixed(2)} ms, unknown ${r.unknown.toFixed(2)} ms, ` +
         `gap of medians ${(r.unknown - r.known).toFixed(2)} ms, median pair gap ${r.pairGap.toFixed(2)} ms`;
       t.diagnostic(summary);
       assert.equal(r.statuses.size, 1, `one status for both: ${[...r.statuses]}`);
