@@ -26,6 +26,8 @@ const issueSchema = {
   expires_in: field.optional(rules.integer(1, MAX_EXPIRES_IN)),
 };
 
+const deleteByNameSchema = { name: field.required(rules.line(), rules.max(255)) };
+
 interface IssueInput {
   email: string;
   password: string;
@@ -122,14 +124,9 @@ export async function tokenRoutes(app: FastifyInstance) {
       throw validationError(Object.fromEntries(errors), request.t);
     }
     if (query['name'] !== undefined) {
-      const name = query['name'];
-      if (typeof name !== 'string' || name.trim() === '' || name.length > 255) {
-        const message =
-          typeof name === 'string' && name.length > 255
-            ? request.t('validation.max.string', { attribute: 'name', max: 255 })
-            : request.t('validation.required', { attribute: 'name' });
-        throw validationError({ name: [message] }, request.t);
-      }
+      // The rules of device_name: a name with control characters (NUL would make PostgreSQL fail
+      // the query) cannot match any token, so it is refused like any other malformed value.
+      const { name } = validate<{ name: string }>(query, deleteByNameSchema, request.t);
       await revokeAccessTokens(services.database.db, user.id, { name }, auditContext(request));
     } else {
       await revokeAccessTokens(services.database.db, user.id, { all: true }, auditContext(request));
