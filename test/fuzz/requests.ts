@@ -247,7 +247,8 @@ const credential = (name: keyof Credentials | 'session', prefix?: string): Heade
 const headers: fc.Arbitrary<Record<string, HeaderChoice>> = fc.record(
   {
     authorization: fc.oneof(
-      { weight: 3, arbitrary: fc.constant(credential('token', 'Bearer ')) },
+      { weight: 6, arbitrary: fc.constant(credential('token', 'Bearer ')) },
+      { weight: 2, arbitrary: fc.constant('') },
       fc.constantFrom(
         'Bearer ',
         'Bearer 1|abc',
@@ -287,7 +288,7 @@ const headers: fc.Arbitrary<Record<string, HeaderChoice>> = fc.record(
     'x-forwarded-for': fc.oneof(fc.constantFrom('1.2.3.4', '::1, 10.0.0.1', 'garbage'), headerText),
     host: fc.constantFrom('gatehouse.test', 'evil.example', 'localhost:3000', '[::1]:80'),
   },
-  { requiredKeys: ['cookie'] },
+  { requiredKeys: ['cookie', 'authorization'] },
 );
 
 /** Path parameters: ids of seeded rows, numbers of every shape, and garbage (percent-encoded). */
