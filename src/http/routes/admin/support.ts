@@ -63,5 +63,8 @@ export function idParam(value: unknown): number {
 
 export function queryString(request: FastifyRequest, name: string): string {
   const value = (request.query as Record<string, unknown> | undefined)?.[name];
-  return typeof value === 'string' ? value.trim().slice(0, 255) : '';
+  // Control characters cannot be in any stored name or address (validation refuses them), and a NUL
+  // would make PostgreSQL reject the whole query (a 500): they are dropped from search input.
+  if (typeof value !== 'string') return '';
+  return value.replace(/\p{Cc}/gu, '').trim().slice(0, 255);
 }
