@@ -1,7 +1,6 @@
-import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
-import { compare as bcryptCompare } from '@node-rs/bcrypt';
 import { randomToken } from '../lib/crypto.ts';
 import { Semaphore } from '../lib/semaphore.ts';
+import { hashPool } from './hash-pool.ts';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
@@ -31,16 +30,19 @@ const OWASP_DUMMY_HASH =
   '$argon2id$v=19$m=19456,t=2,p=1$A5B4aYJPnnlgcaEJHjKcag$k2fIASHvbm5HcF9CUgOwG+GTCjsVkOLR+jFbp9O57Ts';
 
 /**
- * argon2id hashing on libuv's thread pool (never on the event loop), at most `concurrency` at once:
- * a flood of logins then queues here instead of taking the CPU from token checks.
+ * argon2id hashing on low-priority threads (never on the event loop, see hash-pool.ts), at most
+ * `concurrency` at once: a flood of logins then queues here instead of taking the CPU from token checks.
  */
 export function createPasswordHasher(
   concurrency: number,
   params: Argon2Params = OWASP_ARGON2ID,
 ): PasswordHasher {
   const pool = new Semaphore(concurrency);
+  const threads = hashPool(concurrency);
   // 2 = Algorithm.Argon2id (a const enum, which isolated modules cannot import).
   const options = { algorithm: 2 as const, ...params };
+  const argon2Hash = (password: string) =>
+    threads.run({ op: 'argon2.hash', password, options }) as Promise<string>;
   const prefix = `$argon2id$v=19$m=${params.memoryCost},t=${params.timeCost},p=${params.parallelism}$`;
   // Ready before the first unknown e-mail: made on first use, that request would cost a hash plus a
   // verification and stand out from a wrong password.
@@ -49,11 +51,15 @@ export function createPasswordHasher(
 
   const verify = async (stored: string, password: string): Promise<boolean> => {
     try {
-      if (stored.startsWith('$argon2')) return await pool.run(() => argon2Verify(stored, password));
+      if (stored.startsWith('$argon2')) {
+        return (await pool.run(() => threads.run({ op: 'argon2.verify', hash: stored, password }))) === true;
+      }
       if (/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(stored)) {
         // Laravel writes $2y$; it is the same algorithm as $2b$, which the binding expects.
         const normalised = `$2b$${stored.slice(4)}`;
-        return await pool.run(() => bcryptCompare(password, normalised));
+        return (
+          (await pool.run(() => threads.run({ op: 'bcrypt.verify', hash: normalised, password }))) === true
+        );
       }
       return false;
     } catch {
@@ -62,11 +68,11 @@ export function createPasswordHasher(
   };
 
   return {
-    hash: (password) => pool.run(() => argon2Hash(password, options)),
+    hash: (password) => pool.run(() => argon2Hash(password)),
     verify,
     needsRehash: (stored) => !stored.startsWith(prefix),
     async burn(password) {
-      dummy ??= pool.run(() => argon2Hash(randomToken(), options));
+      dummy ??= pool.run(() => argon2Hash(randomToken()));
       await verify(await dummy, password);
     },
   };
