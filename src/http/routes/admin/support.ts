@@ -66,5 +66,6 @@ export function queryString(request: FastifyRequest, name: string): string {
   // Control characters cannot be in any stored name or address (validation refuses them), and a NUL
   // would make PostgreSQL reject the whole query (a 500): they are dropped from search input.
   if (typeof value !== 'string') return '';
-  return value.replace(/\p{Cc}/gu, '').trim().slice(0, 255);
+  const printable = value.replace(/\p{Cc}/gu, '');
+  return printable.trim().slice(0, 255);
 }
