@@ -231,6 +231,14 @@ for (const { name, skip } of await availableDialects()) {
         } finally {
           await after.close();
         }
+
+        // Neither run logged the password or a token (the mail log lines name no link secret either).
+        const lines = [...first.stdout, ...first.stderr, ...restarted.stdout, ...restarted.stderr];
+        const secrets = [PASSWORD, ...outcome.tokens.map((t) => t.token)];
+        assert.deepEqual(
+          secrets.filter((secret) => lines.some((line) => line.includes(secret))),
+          [],
+        );
       } finally {
         await restarted?.stop();
         await tarpit.close().catch(() => {});

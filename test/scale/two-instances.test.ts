@@ -41,6 +41,11 @@ describe('two server processes over one PostgreSQL database and one Redis', {
   let env: Record<string, string>;
   const prefix = uniqueRedisPrefix();
   let counter = 0;
+  /** Every password, token and cookie value used, to check the two processes' logs at the end. */
+  const secrets = new Set<string>([PASSWORD]);
+  const keepCookies = (client: HttpClient) => {
+    for (const value of client.cookies.values()) if (value.length >= 16) secrets.add(value);
+  };
 
   before(async () => {
     database = await createTestDatabase('postgres');
@@ -87,6 +92,7 @@ describe('two server processes over one PostgreSQL database and one Redis', {
     });
     assert.equal(response.status, 302, response.body);
     assert.equal(response.headers.get('location'), '/dashboard');
+    keepCookies(browser);
     return { browser, email };
   }
 
@@ -95,7 +101,9 @@ describe('two server processes over one PostgreSQL database and one Redis', {
       json: { email, password, device_name: 'scale' },
     });
     assert.equal(response.status, 200, response.body);
-    return response.json<{ token: string }>().token;
+    const token = response.json<{ token: string }>().token;
+    secrets.add(token);
+    return token;
   }
 
   const bearerStatus = async (server: ServerProcess, token: string) =>
@@ -155,6 +163,7 @@ describe('two server processes over one PostgreSQL database and one Redis', {
     await admin.get('/admin/login');
     const login = await admin.post('/admin/login', { email: ADMIN_EMAIL, password: PASSWORD });
     assert.equal(login.status, 302, login.body);
+    keepCookies(admin);
     const users = await admin.get(`/admin/users?q=${encodeURIComponent(email)}`);
     assert.equal(users.status, 200);
     const id = /\/admin\/users\/(\d+)/.exec(users.body)?.[1];
@@ -199,5 +208,12 @@ describe('two server processes over one PostgreSQL database and one Redis', {
     const keys = await redisKeys(prefix);
     assert.ok(keys.length > 0, 'rate-limit keys in Redis');
     assert.ok(keys.every((k) => !k.includes('@')));
+  });
+
+  test('neither process logged a password, token or cookie value', () => {
+    const lines = [...a.stdout, ...a.stderr, ...b.stdout, ...b.stderr];
+    assert.ok(lines.length > 20, 'both processes logged their requests');
+    const leaks = [...secrets].filter((secret) => lines.some((line) => line.includes(secret)));
+    assert.deepEqual(leaks, []);
   });
 });
