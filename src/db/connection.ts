@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
+import { registerDirectReads } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { FairSqliteDialect } from './sqlite-dialect.ts';
 
@@ -33,9 +34,25 @@ function openSqlite(filename: string): DatabaseHandle {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({
-    dialect: new FairSqliteDialect({ database: withStatementCache(sqlite) }),
+  const statements = statementCache(sqlite);
+  const dialect = new FairSqliteDialect({
+    database: new Proxy(sqlite, {
+      get(target, property, receiver) {
+        if (property === 'prepare') return statements;
+        const value = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    }),
   });
+  const db = new Kysely<Database>({ dialect });
+  // Per-request point lookups (db/prepared.ts) run at once while no query or transaction holds the
+  // connection, instead of a round trip through Kysely's executor and driver.
+  registerDirectReads(db, (sql, parameters) =>
+    dialect.whenIdle(() => {
+      const statement = statements(sql);
+      return statement.reader ? (statement.all(parameters) as unknown[]) : undefined;
+    }),
+  );
   return {
     db,
     dialect: 'sqlite',
@@ -48,11 +65,12 @@ function openSqlite(filename: string): DatabaseHandle {
 
 /**
  * Kysely prepares every statement anew; preparing costs more than running a primary-key lookup.
- * Statements are cached by their SQL text (bounded, least recently added evicted first).
+ * Statements are cached by their SQL text (bounded, least recently added evicted first); Kysely gets
+ * this `prepare` through a proxy of the database.
  */
-function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): SqliteDatabase.Database {
+function statementCache(sqlite: SqliteDatabase.Database, limit = 500) {
   const cache = new Map<string, SqliteDatabase.Statement>();
-  const prepare = (source: string) => {
+  return (source: string): SqliteDatabase.Statement => {
     let statement = cache.get(source);
     if (statement === undefined) {
       statement = sqlite.prepare(source);
@@ -61,13 +79,6 @@ function withStatementCache(sqlite: SqliteDatabase.Database, limit = 500): Sqlit
     }
     return statement;
   };
-  return new Proxy(sqlite, {
-    get(target, property, receiver) {
-      if (property === 'prepare') return prepare;
-      const value = Reflect.get(target, property, receiver);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
 }
 
 function openPostgres(url: string): DatabaseHandle {

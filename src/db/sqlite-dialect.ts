@@ -16,8 +16,20 @@ type CompileQuery = QueryCompiler['compileQuery'];
  * the cost of a primary-key lookup. Here each release wakes exactly the next query in line.
  */
 export class FairSqliteDialect extends SqliteDialect {
+  #driver: FairDriver | undefined;
+
   override createDriver(): Driver {
-    return new FairDriver(super.createDriver());
+    this.#driver = new FairDriver(super.createDriver());
+    return this.#driver;
+  }
+
+  /**
+   * Runs `read` at once when no query or transaction holds the connection, else returns undefined
+   * (the caller then queues through Kysely). Equivalent to taking a turn: the read is synchronous, so
+   * nothing can start in between, and with no transaction open it sees only committed rows.
+   */
+  whenIdle<T>(read: () => T): T | undefined {
+    return this.#driver?.idle ? read() : undefined;
   }
 }
 
@@ -25,6 +37,10 @@ class FairDriver implements Driver {
   readonly #turns = new Semaphore(1);
 
   constructor(private readonly inner: Driver) {}
+
+  get idle(): boolean {
+    return this.#turns.active === 0;
+  }
 
   init(): Promise<void> {
     return this.inner.init();

@@ -2,14 +2,17 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/connection.ts';
+import { migrateToLatest } from '../../src/db/migrator.ts';
+import { findUserById } from '../../src/users/users.repository.ts';
 
 // SQLite has one connection: the dialect must still give each transaction the connection to itself
 // (no lost updates, no query of another request inside it) while handing turns over fairly.
 const folder = mkdtempSync(join(tmpdir(), 'gatehouse-dialect-'));
 const handle = openDatabase({ dialect: 'sqlite', filename: join(folder, 'db.sqlite') });
+before(() => migrateToLatest(handle.db));
 after(async () => {
   await handle.close();
   rmSync(folder, { recursive: true, force: true });
@@ -47,4 +50,47 @@ test('concurrent read-modify-write transactions and plain queries never interlea
     seen.every((v) => v >= 0 && v <= 25),
     JSON.stringify(seen),
   );
+});
+
+test('a point lookup never sees a row of a transaction that is still open, nor one rolled back', async () => {
+  const db = handle.db;
+  const now = Date.now();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let inserted = 0;
+  const transaction = db
+    .transaction()
+    .execute(async (trx) => {
+      const row = await trx
+        .insertInto('users')
+        .values({
+          name: 'Pending',
+          email: 'pending@example.com',
+          password: 'x',
+          email_verified_at: null,
+          locale: 'en',
+          can_access_panel: 0,
+          disabled_at: null,
+          created_at: now,
+          updated_at: now,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      inserted = row.id;
+      assert.equal((await findUserById(trx, row.id))?.name, 'Pending', 'the transaction sees its own row');
+      await held;
+      throw new Error('roll back');
+    })
+    .catch(() => 'rolled back');
+  while (inserted === 0) await new Promise((resolve) => setImmediate(resolve));
+  let answered = false;
+  const lookup = findUserById(db, inserted).then((row) => {
+    answered = true;
+    return row;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  assert.equal(answered, false, 'the lookup waits for the transaction to end');
+  release();
+  assert.equal(await transaction, 'rolled back');
+  assert.equal(await lookup, undefined);
 });
