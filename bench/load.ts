@@ -20,6 +20,8 @@ export interface LoadOptions {
   readonly connections: number;
   /** Seconds. */
   readonly duration: number;
+  /** autocannon worker threads (connections are split among them); default: load from this thread. */
+  readonly workers?: number;
 }
 
 export interface Measured {
@@ -45,6 +47,8 @@ export function startLoad(load: LoadCase, options: LoadOptions): { result: Promi
     url: load.url,
     connections: options.connections,
     duration: options.duration,
+    // Worker threads cannot run the rotating setupRequest function (autocannon wants a file path).
+    ...(options.workers && options.workers > 1 && !tokens ? { workers: options.workers } : {}),
     method: load.method ?? 'GET',
     headers: load.headers ?? {},
     ...(load.body === undefined ? {} : { body: load.body }),

@@ -6,6 +6,8 @@ export interface BenchOptions {
   /** Seconds of unmeasured load before each case (JIT, caches, the first last_used_at write). */
   readonly warmup: number;
   readonly connections: number;
+  /** autocannon worker threads per load (1: autocannon runs on this process's event loop). */
+  readonly workers: number;
   /** Measure the four cases this many times; the table shows each case's best round and the spread. */
   readonly rounds: number;
   readonly out: string;
@@ -25,6 +27,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --duration <s>         measured seconds per case (default 10)
   --warmup <s>           unmeasured seconds before each case (default 2)
   --connections <n>      concurrent connections (default 50)
+  --workers <n>          autocannon worker threads per load (default 1)
   --rounds <n>           measure the cases n times, report the best and the spread (default 1)
   --out <file>           results file (default bench/results.json)
   --no-flood             skip the wrong-password flood scenario
@@ -46,6 +49,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       duration: { type: 'string', default: '10' },
       warmup: { type: 'string', default: '2' },
       connections: { type: 'string', default: '50' },
+      workers: { type: 'string', default: '1' },
       rounds: { type: 'string', default: '1' },
       out: { type: 'string', default: 'bench/results.json' },
       'no-flood': { type: 'boolean', default: false },
@@ -67,6 +71,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     duration: positive('duration', values.duration),
     warmup: positive('warmup', values.warmup, true),
     connections: positive('connections', values.connections),
+    workers: positive('workers', values.workers),
     rounds: positive('rounds', values.rounds),
     out: values.out,
     flood: !values['no-flood'],

@@ -79,11 +79,16 @@ async function main(options: BenchOptions): Promise<void> {
       warmup: options.warmup,
       async measure(load) {
         if (options.warmup > 0) {
-          await runLoad(load, { connections: options.connections, duration: options.warmup });
+          await runLoad(load, {
+            connections: options.connections,
+            duration: options.warmup,
+            workers: options.workers,
+          });
         }
         const measured = await runLoad(load, {
           connections: options.connections,
           duration: options.duration,
+          workers: options.workers,
         });
         log(
           `  ${load.name}: ${measured.rps} req/s, p50 ${measured.p50_ms} ms, p99 ${measured.p99_ms} ms, ` +

@@ -39,13 +39,13 @@ export async function floodScenario(
       body: JSON.stringify({ email: user.email, password: 'wrong password', device_name: 'flood' }),
       expectStatus: 401,
     },
-    { connections: floodConnections, duration: context.duration + 2 },
+    { connections: floodConnections, duration: context.duration + 1 },
   );
-  await sleep(1000); // the hash queue fills first; the bearer load is measured inside the flood
+  await sleep(500); // the hash queue fills first; the bearer load is measured inside the flood
   const during = await runLoad(bearer, { connections: context.connections, duration: context.duration });
   const wrong = await flood.result;
   // The queued logins still finish after the clients hang up; let them drain before anything else.
-  await sleep(Math.min(30_000, (floodConnections / Math.max(1, hashPerSecond)) * 1000 + 1000));
+  await sleep(Math.min(30_000, (floodConnections / Math.max(1, hashPerSecond)) * 1000 + 500));
   return {
     flood_connections: floodConnections,
     wrong_logins_per_s: wrong.rps,
