@@ -123,8 +123,14 @@ describe('two server processes over one PostgreSQL database and one Redis', {
     }
   });
 
-  test('a web session made on A works on B; logout on B ends it on A at once', async () => {
-    const { browser } = await register(a);
+  test('a web login on A works on B; logout on B ends it on A at once', async () => {
+    const { email } = await register(b);
+    // The login form comes from A, the login goes to A, the session is used on B.
+    const browser = new HttpClient(a.url);
+    await browser.get('/login');
+    const login = await browser.post('/login', { email, password: PASSWORD });
+    assert.equal(login.status, 302, login.body);
+    keepCookies(browser);
     browser.baseUrl = b.url;
     const dashboard = await browser.get('/dashboard');
     assert.equal(dashboard.status, 200);
@@ -139,6 +145,20 @@ describe('two server processes over one PostgreSQL database and one Redis', {
     const afterLogout = await dashboardWith(a, copied);
     assert.equal(afterLogout.status, 302, 'the old session cookie no longer works on A');
     assert.equal(afterLogout.headers.get('location'), '/login');
+  });
+
+  test('a remember-me cookie issued on A brings the browser back on B', async () => {
+    const { email } = await register(a);
+    const browser = new HttpClient(a.url);
+    await browser.get('/login');
+    assert.equal((await browser.post('/login', { email, password: PASSWORD, remember: '1' })).status, 302);
+    keepCookies(browser);
+    const remember = browser.cookies.get('gatehouse_remember');
+    assert.ok(remember);
+    const returning = new HttpClient(b.url);
+    returning.cookies.set('gatehouse_remember', remember);
+    assert.equal((await returning.get('/dashboard')).status, 200, 'restored on B without a session cookie');
+    keepCookies(returning);
   });
 
   test('a token made on B works on A; revoked on A, refused on B at once', async () => {
