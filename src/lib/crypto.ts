@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -15,8 +15,9 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
 
+/** One-shot crypto.hash: about half the cost of a createHash() object on the per-request paths. */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
+  return hash('sha256', value);
 }
 
 export function sha1Hex(value: string): string {
@@ -38,8 +39,8 @@ export function crc32Hex(value: string): string {
  * length, so their bytes can be compared directly without revealing anything.
  */
 export function sha256Matches(plain: string, storedHex: string): boolean {
-  const actual = createHash('sha256').update(plain).digest();
-  const stored = Buffer.from(storedHex, 'hex');
+  const actual = Buffer.from(hash('sha256', plain), 'latin1');
+  const stored = Buffer.from(storedHex.toLowerCase(), 'latin1');
   return stored.length === actual.length && timingSafeEqual(actual, stored);
 }
 

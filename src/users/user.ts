@@ -43,13 +43,28 @@ export function toPublicUser(user: User): PublicUser {
     name: user.name,
     email: user.email,
     email_verified_at: iso(user.emailVerifiedAt),
-    created_at: new Date(user.createdAt).toISOString(),
-    updated_at: new Date(user.updatedAt).toISOString(),
+    created_at: isoString(user.createdAt),
+    updated_at: isoString(user.updatedAt),
   };
 }
 
 export function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
+  return ms === null ? null : isoString(ms);
+}
+
+// Date#toISOString costs ~2 µs, and GET /api/user formats the same three timestamps of a user on
+// every request: the strings are kept (bounded; emptied when full).
+const isoStrings = new Map<number, string>();
+const ISO_STRINGS_LIMIT = 10_000;
+
+function isoString(ms: number): string {
+  let text = isoStrings.get(ms);
+  if (text === undefined) {
+    text = new Date(ms).toISOString();
+    if (isoStrings.size >= ISO_STRINGS_LIMIT) isoStrings.clear();
+    isoStrings.set(ms, text);
+  }
+  return text;
 }
 
 /** Lower-cases and trims an address the way it is stored, so lookups are case-insensitive. */
