@@ -8,11 +8,12 @@ import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
  * in constant time. Each use replaces the validator, so a replayed old cookie is proof of theft —
  * except within a short grace after a rotation, see ROTATION_GRACE_MS.
  *
- * `cookie` is the new cookie value to send, or null when this request must leave the browser's cookie
- * alone (it lost the rotation race; the winner's response carries the new value).
+ * `stale`: this request lost the rotation race (or came within the grace). It gets no session and
+ * must leave the browser's cookie alone — the winner's response carries the new value.
  */
 export type RememberResult =
-  | { status: 'ok'; userId: number; cookie: string | null }
+  | { status: 'ok'; userId: number; cookie: string }
+  | { status: 'stale' }
   | { status: 'invalid' }
   | { status: 'theft'; userId: number };
 
@@ -21,9 +22,10 @@ const MINUTE = 60_000;
 /**
  * A browser coming back (tabs restored after a restart) sends several requests with the same cookie
  * at once; only one can rotate it. The others present the validator that was current a moment ago.
- * Treating them as theft would log the user out everywhere; so the previous validator is still
- * accepted this long after the rotation (without rotating again). A replay later than that — the
- * case of a copied cookie — still revokes every remember token of the user.
+ * Treating them as theft would log the user out everywhere; so for this long after the rotation the
+ * previous validator is refused quietly (no session, no revocation: exactly one request wins, and the
+ * browser's next request carries the winner's cookies). A replay later than that — the case of a
+ * copied cookie — revokes every remember token of the user.
  */
 export const ROTATION_GRACE_MS = 30_000;
 
@@ -103,7 +105,7 @@ export async function consumeRememberToken(
     audit.now - row.rotated_at <= ROTATION_GRACE_MS &&
     safeEqual(presented, row.previous_validator_hash)
   ) {
-    return { status: 'ok', userId: row.user_id, cookie: null };
+    return { status: 'stale' };
   }
   await revokeRememberTokens(db, row.user_id, guard);
   await recordAudit(db, 'remember.theft_suspected', audit, row.user_id, { guard });

@@ -117,6 +117,7 @@ export class HttpSession {
         now,
       },
     );
+    if (result.status === 'stale') return;
     if (result.status !== 'ok') {
       this.#rememberOut = null;
       return;
@@ -128,8 +129,7 @@ export class HttpSession {
       return;
     }
     await this.#startAuthenticated(result.userId, now);
-    // null: a concurrent request rotated the cookie and its response sets it; leave it alone here.
-    this.#rememberOut = result.cookie ?? undefined;
+    this.#rememberOut = result.cookie;
   }
 
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
