@@ -128,7 +128,9 @@ export function validate<T = Record<string, unknown>>(input: unknown, schema: Sc
     let value = Object.hasOwn(body, name) ? body[name] : undefined;
     if (isBlank(value)) {
       if (spec.required) errors[name] = [t('validation.required', { attribute: attributeName(name, t) })];
-      continue;
+      // An explicit JSON null is not "absent" for an optional field (Laravel without `nullable`): it goes
+      // through the type rules, so `"abilities": null` is refused instead of silently granting ["*"].
+      if (spec.required || value !== null) continue;
     }
     for (const rule of spec.rules) {
       const result = rule(value, body);

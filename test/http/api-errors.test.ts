@@ -128,6 +128,28 @@ await describeEachDialect(
       });
     });
 
+    test('an explicit null for an optional field is a wrong type, never "all abilities"', async () => {
+      const t = ctx();
+      for (const extra of [{ abilities: null }, { expires_in: null }]) {
+        const before = await t.db
+          .selectFrom('personal_access_tokens')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        const response = await post(
+          t,
+          JSON.stringify({ email: user.email, password: user.password, device_name: 'nulls', ...extra }),
+        );
+        assert.equal(response.statusCode, 422, JSON.stringify(extra));
+        const field = Object.keys(extra)[0]!;
+        assert.ok(response.json().errors[field], `error on ${field}`);
+        const after = await t.db
+          .selectFrom('personal_access_tokens')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        assert.equal(Number(after.n), Number(before.n));
+      }
+    });
+
     test('422 messages use Laravel’s wording', async () => {
       const t = ctx();
       const empty = (await post(t, '{}')).json();
