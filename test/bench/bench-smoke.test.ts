@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const CASES = ['bearer GET /api/user', 'session GET /dashboard', 'POST /api/tokens', 'bare'];
+
+// The harness end to end, about a second per case on SQLite: it must start both servers, authenticate
+// every case (a case with any non-2xx answer fails the run) and write CONTRACT §9's shape. Timing
+// targets are not asserted: this machine's numbers belong in the README, not in a pass/fail.
+test('npm run bench writes bench/results.json in the contract shape', { timeout: 120_000 }, () => {
+  const folder = mkdtempSync(join(tmpdir(), 'gatehouse-bench-smoke-'));
+  try {
+    const out = join(folder, 'results.json');
+    const env = { ...process.env };
+    delete env['DATABASE_URL']; // a temporary SQLite file, whatever the caller's environment says
+    const run = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        'bench/run.ts',
+        '--duration',
+        '1',
+        '--warmup',
+        '0',
+        '--flood-connections',
+        '10',
+        '--out',
+        out,
+      ],
+      { encoding: 'utf8', env, timeout: 110_000 },
+    );
+    assert.equal(run.status, 0, `bench failed:\n${run.stderr}`);
+    assert.match(run.stdout, /case\s+req\/s\s+p50 ms\s+p99 ms\s+ratio to bare/);
+    assert.match(run.stdout, /password hashes\/s \(argon2id m=19456 t=2 p=1/);
+    assert.match(run.stdout, /flood \(10 concurrent wrong-password logins/);
+    assert.match(run.stdout, /service RSS: [\d.]+ MiB/);
+
+    const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(results), ['machine', 'cases', 'hash_per_s', 'extra']);
+    const machine = results['machine'] as Record<string, unknown>;
+    assert.deepEqual(Object.keys(machine), [
+      'cpus',
+      'model',
+      'memory_mb',
+      'node',
+      'dialect',
+      'load_at_start',
+    ]);
+    assert.equal(machine['dialect'], 'sqlite');
+    assert.equal(machine['node'], process.version);
+
+    const cases = results['cases'] as Array<Record<string, unknown>>;
+    assert.deepEqual(
+      cases.map((c) => c['name']),
+      CASES,
+    );
+    for (const row of cases) {
+      assert.deepEqual(Object.keys(row), ['name', 'rps', 'p50_ms', 'p99_ms', 'ratio_to_bare']);
+      for (const key of ['rps', 'p50_ms', 'p99_ms', 'ratio_to_bare']) {
+        assert.equal(typeof row[key], 'number', `${row['name']}.${key}`);
+        assert.ok(Number.isFinite(row[key]) && (row[key] as number) >= 0, `${row['name']}.${key}`);
+      }
+      assert.ok((row['rps'] as number) > 0, `${row['name']} answered nothing`);
+    }
+    assert.equal(cases.find((c) => c['name'] === 'bare')!['ratio_to_bare'], 1);
+    assert.ok(typeof results['hash_per_s'] === 'number' && results['hash_per_s'] > 0);
+
+    const extra = results['extra'] as Record<string, Record<string, unknown>>;
+    assert.equal(typeof extra['flood']!['bearer_p99_ms'], 'number');
+    assert.equal(typeof extra['rss_mb']!['after_all'], 'number');
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+});
