@@ -214,19 +214,28 @@ export class HttpSession {
     const { db } = this.services.database;
     if (this.#stored) await destroySession(db, this.#stored.key);
     const data = { ...this.#data };
+    await this.#createWithFreshId(userId, data, now);
+    this.#data = data;
+    this.#dirty = false;
+  }
+
+  /** A new row under a fresh 256-bit id (which no row can already hold); the cookie goes out in commit(). */
+  async #createWithFreshId(userId: number | null, data: SessionData, now: number): Promise<void> {
     this.#plainId = newSessionId();
     this.#sendIdCookie = true;
     this.#stored = await createSession(
-      db,
+      this.services.database.db,
       this.settings.guard,
       this.#plainId,
       userId,
       data,
-      { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null },
+      this.#meta(),
       now,
     );
-    this.#data = data;
-    this.#dirty = false;
+  }
+
+  #meta() {
+    return { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
   }
 
   /** Destroys the session server-side (the old cookie stops working) and forgets the remember token. */
@@ -259,31 +268,18 @@ export class HttpSession {
       if (this.#stored) {
         await saveSessionData(db, this.#stored.key, this.#data, now);
       } else if (Object.keys(this.#data).length > 0) {
-        const meta = { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
         if (this.#plainId !== null) {
           this.#stored = await createGuestSession(
             db,
             this.settings.guard,
             this.#plainId,
             this.#data,
-            meta,
+            this.#meta(),
             now,
           );
         }
-        if (this.#stored === null) {
-          // No id yet, or the presented one is taken (see createGuestSession): a fresh 256-bit id cannot be.
-          this.#plainId = newSessionId();
-          this.#sendIdCookie = true;
-          this.#stored = await createSession(
-            db,
-            this.settings.guard,
-            this.#plainId,
-            null,
-            this.#data,
-            meta,
-            now,
-          );
-        }
+        // No id yet, or the presented one is taken (see createGuestSession): a fresh id cannot be.
+        if (this.#stored === null) await this.#createWithFreshId(null, this.#data, now);
       }
       this.#dirty = false;
     }
