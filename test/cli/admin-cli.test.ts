@@ -11,6 +11,7 @@ import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { createTestApp, TEST_APP_KEY } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -72,17 +73,7 @@ async function typed(args: string[], answers: string[], env: Record<string, stri
   return { code, stdout: shown.replace(ANSI, ''), stderr: err };
 }
 
-async function inProcess(args: string[], env: Record<string, string>, cwd: string): Promise<Result> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const stdin = Object.assign(new PassThrough(), { isTTY: false });
-  const code = await runCli(args, { stdout, stderr, stdin, env, cwd });
-  return { code, stdout: out, stderr: err };
-}
+const inProcess = runCliInProcess;
 
 const users = async (db: Db) => db.selectFrom('users').selectAll().orderBy('id').execute();
 const audit = async (db: Db, event: string) =>

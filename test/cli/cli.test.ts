@@ -3,13 +3,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../src/cli/index.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { insertTokenRow, insertUserRow } from '../helpers/api.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -40,16 +39,7 @@ function gatehouse(args: string[], env: Record<string, string>, cwd: string): Pr
 }
 
 /** The same dispatcher in-process (no spawn): for the many --help and error cases. */
-async function inProcess(args: string[], env: Record<string, string>, cwd: string): Promise<Result> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const code = await runCli(args, { stdout, stderr, stdin: new PassThrough(), env, cwd });
-  return { code, stdout: out, stderr: err };
-}
+const inProcess = runCliInProcess;
 
 const oneLine = (text: string) => text.endsWith('\n') && !text.slice(0, -1).includes('\n');
 

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../src/cli/index.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
 
 const MINUTE = 60_000;
 
-async function cli(args: string[], env: Record<string, string>) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk) => (out += chunk));
-  stderr.on('data', (chunk) => (err += chunk));
-  const code = await runCli(args, { stdout, stderr, stdin: new PassThrough(), env, cwd: process.cwd() });
-  return { code, stdout: out, stderr: err };
-}
+const cli = (args: string[], env: Record<string, string>) => runCliInProcess(args, env);
 
 async function seed(db: Db) {
   const now = Date.now();
