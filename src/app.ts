@@ -14,7 +14,7 @@ import { sanctumGuardDriver } from './auth/sanctum-guard.ts';
 import { sessionGuardDriver } from './auth/session-guard.ts';
 import { statefulDomains } from './auth/stateful-domains.ts';
 import { tokenGuardDriver } from './auth/token-guard.ts';
-import { loggerOptions } from './http/logging.ts';
+import { lazyChildLoggerFactory, loggerOptions } from './http/logging.ts';
 import { authPlugin } from './http/plugins/auth.ts';
 import { corsPlugin } from './http/plugins/cors.ts';
 import { csrfPlugin } from './http/plugins/csrf.ts';
@@ -71,6 +71,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     },
     // Fastify's two lines per request are replaced by one (requestLogPlugin) with a redacted URL.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     // Keys like __proto__ or constructor.prototype in a JSON body are refused (400), not merged.
@@ -90,12 +91,19 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   app.decorate('services', services);
-  const db = services.database.db;
+  // Token, user and session rows are kept between requests while the database reports no change;
+  // each request first takes note of commits made elsewhere, so it never sees older data than what
+  // was committed before it arrived (db/changes.ts).
+  const { changes } = services.database;
+  app.addHook('onRequest', (_request, _reply, done) => {
+    changes.observe();
+    done();
+  });
   const auth = options.authConfig ?? authConfig(config);
   // One matcher for the three places that must agree on "stateful": the sanctum guard (reads the
   // session cookie), the CSRF plugin (demands the XSRF header) and CORS (grants credentials).
   const stateful = statefulDomains(config.statefulDomains);
-  const tokenDriver = tokenGuardDriver(db, services.tokens, services.clock);
+  const tokenDriver = tokenGuardDriver(services.database, services.tokens, services.clock);
   const { guards, providers } = createGuards(
     auth,
     {
@@ -109,7 +117,9 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
       ...options.guardDrivers,
     },
     {
-      database: databaseProviderDriver(db, { canAccessPanel: panelAccessCheck(config.panelEmailDomains) }),
+      database: databaseProviderDriver(services.database, {
+        canAccessPanel: panelAccessCheck(config.panelEmailDomains),
+      }),
       ...options.providerDrivers,
     },
   );

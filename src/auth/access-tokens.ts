@@ -1,4 +1,6 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import { CachedLookup } from '../db/cached-lookup.ts';
+import type { DatabaseHandle } from '../db/connection.ts';
 import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sha256Hex, sha256Matches } from '../lib/crypto.ts';
@@ -69,29 +71,37 @@ export async function issueAccessToken(
 }
 
 /**
- * Resolves a plaintext `<id>|<secret>` to a live token, or null. Lookup is by primary key, then a
- * constant-time comparison of hashes, so response time does not reveal how much of a secret matched.
+ * Resolves plaintext `<id>|<secret>` tokens to live tokens (null otherwise). Lookup is by primary key,
+ * then a constant-time comparison of hashes, so response time does not reveal how much of a secret
+ * matched. The row is kept between requests until the database reports a change (db/cached-lookup.ts):
+ * a revoked token fails on the next request, in this process or any other.
  */
-export async function resolveAccessToken(
-  db: Db,
+export function accessTokenResolver(
+  database: Pick<DatabaseHandle, 'db' | 'changes'>,
   settings: AccessTokenSettings,
   clock: Clock,
-  plain: string,
-): Promise<AccessToken | null> {
-  const parsed = parsePlainToken(plain);
-  if (parsed === null) return null;
-  const row = await findTokenById(db, parsed.id);
-  if (row === undefined || !sha256Matches(parsed.secret, row.token)) return null;
-  const token = toAccessToken(row, settings);
-  const now = clock.now();
-  if (token.expiresAt !== null && token.expiresAt <= now) return null;
-  if (row.last_used_at === null || row.last_used_at <= now - TOUCH_INTERVAL) {
-    // Awaited (one UPDATE per token per minute): the request that used the token already sees it as
-    // used (GET /api/tokens), and no write is left running when the pool closes. A failed write is only
-    // bookkeeping, so it never fails the request.
-    await touchToken(db, row.id, now, now - TOUCH_INTERVAL).catch(() => {});
-  }
-  return token;
+): (plain: string) => Promise<AccessToken | null> {
+  const { db } = database;
+  const byId = new CachedLookup(database.changes, async (id: number) => {
+    const row = await findTokenById(db, id);
+    return row === undefined ? null : { hash: row.token, token: toAccessToken(row, settings) };
+  });
+  return async (plain) => {
+    const parsed = parsePlainToken(plain);
+    if (parsed === null) return null;
+    const found = await byId.get(parsed.id);
+    if (found === null || !sha256Matches(parsed.secret, found.hash)) return null;
+    const { token } = found;
+    const now = clock.now();
+    if (token.expiresAt !== null && token.expiresAt <= now) return null;
+    if (token.lastUsedAt === null || token.lastUsedAt <= now - TOUCH_INTERVAL) {
+      // Awaited (one UPDATE per token per minute): the request that used the token already sees it as
+      // used (GET /api/tokens), and no write is left running when the pool closes. A failed write is
+      // only bookkeeping, so it never fails the request.
+      await touchToken(db, token.id, now, now - TOUCH_INTERVAL).catch(() => {});
+    }
+    return token;
+  };
 }
 
 export async function listAccessTokens(db: Db, settings: AccessTokenSettings, userId: number) {

@@ -1,3 +1,5 @@
+import { CachedLookup } from '../db/cached-lookup.ts';
+import type { DatabaseHandle } from '../db/connection.ts';
 import type { Db } from '../db/schema.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import {
@@ -52,6 +54,20 @@ export function isSessionId(value: string | undefined): value is string {
   return value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
+export type SessionRowReader = (key: string) => Promise<SessionRow | undefined>;
+
+/**
+ * Session rows by key for every browser request, kept between requests until the database reports
+ * a change (db/cached-lookup.ts): a logout or a new session payload is a commit, seen at once.
+ */
+export function keptSessionRows(database: Pick<DatabaseHandle, 'db' | 'changes'>): SessionRowReader {
+  const byKey = new CachedLookup(database.changes, async (key: string) => {
+    const row = await findSessionRow(database.db, key);
+    return row === undefined ? undefined : Object.freeze(row);
+  });
+  return (key) => byKey.get(key);
+}
+
 /**
  * The live session of `guard` behind a cookie value, or null when unknown, owned by another guard,
  * idle too long or past its absolute lifetime (dead rows are deleted on sight).
@@ -62,8 +78,9 @@ export async function findSession(
   plainId: string,
   lifetimes: SessionLifetimes,
   now: number,
+  read: SessionRowReader = (key) => findSessionRow(db, key),
 ): Promise<Session | null> {
-  const row = await findSessionRow(db, sessionKey(plainId));
+  const row = await read(sessionKey(plainId));
   if (row === undefined || row.guard !== guard) return null;
   if (
     row.last_activity + lifetimes.idleMinutes * MINUTE <= now ||

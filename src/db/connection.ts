@@ -4,6 +4,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
+import { type ChangeTracker, SqliteChangeTracker, untracked } from './changes.ts';
 import { registerDirectReads } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { FairSqliteDialect } from './sqlite-dialect.ts';
@@ -13,6 +14,8 @@ export type Dialect = 'sqlite' | 'postgres';
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
+  /** Whether committed data may have changed: lets per-request lookups be kept (db/cached-lookup.ts). */
+  readonly changes: ChangeTracker;
   /** Cheap liveness probe for /ready. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -35,15 +38,32 @@ function openSqlite(filename: string): DatabaseHandle {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const statements = statementCache(sqlite);
-  const dialect = new FairSqliteDialect({
-    database: new Proxy(sqlite, {
-      get(target, property, receiver) {
-        if (property === 'prepare') return statements;
-        const value = Reflect.get(target, property, receiver);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-    }),
-  });
+  const dataVersion = sqlite.prepare('pragma data_version').pluck();
+  const changes = new SqliteChangeTracker(() => dataVersion.get() as number);
+  // Kysely prepares each statement right before running it: one that may write marks the turn, and
+  // the change is reported once the connection is released (after the commit).
+  let wrote = false;
+  const prepareForKysely = (source: string) => {
+    const statement = statements(source);
+    if (!statement.readonly) wrote = true;
+    return statement;
+  };
+  const dialect = new FairSqliteDialect(
+    {
+      database: new Proxy(sqlite, {
+        get(target, property, receiver) {
+          if (property === 'prepare') return prepareForKysely;
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+    },
+    () => {
+      if (!wrote) return;
+      wrote = false;
+      changes.wrote();
+    },
+  );
   const db = new Kysely<Database>({ dialect });
   // Per-request point lookups (db/prepared.ts) run at once while no query or transaction holds the
   // connection, instead of a round trip through Kysely's executor and driver.
@@ -56,6 +76,7 @@ function openSqlite(filename: string): DatabaseHandle {
   return {
     db,
     dialect: 'sqlite',
+    changes,
     async ping() {
       sqlite.prepare('select 1').get();
     },
@@ -89,6 +110,7 @@ function openPostgres(url: string): DatabaseHandle {
   return {
     db,
     dialect: 'postgres',
+    changes: untracked,
     async ping() {
       await pool.query('select 1');
     },

@@ -3,6 +3,7 @@ import {
   type Driver,
   type QueryCompiler,
   SqliteDialect,
+  type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
 import { Semaphore } from '../lib/semaphore.ts';
@@ -18,8 +19,16 @@ type CompileQuery = QueryCompiler['compileQuery'];
 export class FairSqliteDialect extends SqliteDialect {
   #driver: FairDriver | undefined;
 
+  /** `released` runs each time a query or transaction gives the connection back. */
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly released: () => void = () => {},
+  ) {
+    super(config);
+  }
+
   override createDriver(): Driver {
-    this.#driver = new FairDriver(super.createDriver());
+    this.#driver = new FairDriver(super.createDriver(), this.released);
     return this.#driver;
   }
 
@@ -36,7 +45,10 @@ export class FairSqliteDialect extends SqliteDialect {
 class FairDriver implements Driver {
   readonly #turns = new Semaphore(1);
 
-  constructor(private readonly inner: Driver) {}
+  constructor(
+    private readonly inner: Driver,
+    private readonly released: () => void,
+  ) {}
 
   get idle(): boolean {
     return this.#turns.active === 0;
@@ -61,6 +73,7 @@ class FairDriver implements Driver {
     try {
       await this.inner.releaseConnection(connection);
     } finally {
+      this.released();
       this.#turns.release();
     }
   }

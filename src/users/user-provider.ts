@@ -1,5 +1,6 @@
 import type { ProviderDriver, UserProvider } from '../auth/guards.ts';
-import type { Db } from '../db/schema.ts';
+import { CachedLookup } from '../db/cached-lookup.ts';
+import type { DatabaseHandle } from '../db/connection.ts';
 import { toUser, type User } from './user.ts';
 import { findUserById } from './users.repository.ts';
 
@@ -8,21 +9,28 @@ import { findUserById } from './users.repository.ts';
  * guard built on it refuses them at once. `allow` narrows it further (the admin provider uses
  * canAccessPanel).
  */
-export function databaseUserProvider(db: Db, allow: (user: User) => boolean = () => true): UserProvider {
+export function databaseUserProvider(
+  database: Pick<DatabaseHandle, 'db' | 'changes'>,
+  allow: (user: User) => boolean = () => true,
+): UserProvider {
   const accepts = (user: User) => user.disabledAt === null && allow(user);
+  // Every authenticated request reads its user: kept until the database changes (a disable or a
+  // withdrawn panel access is a commit, so it applies on the next request).
+  const byId = new CachedLookup(database.changes, async (id: number) => {
+    const row = await findUserById(database.db, id);
+    return row === undefined ? null : Object.freeze(toUser(row));
+  });
   return {
     async retrieveById(id) {
-      const row = await findUserById(db, id);
-      if (row === undefined) return null;
-      const user = toUser(row);
-      return accepts(user) ? user : null;
+      const user = await byId.get(id);
+      return user !== null && accepts(user) ? user : null;
     },
     accepts,
   };
 }
 
 export function databaseProviderDriver(
-  db: Db,
+  database: Pick<DatabaseHandle, 'db' | 'changes'>,
   checks: Readonly<Record<string, (user: User) => boolean>>,
 ): ProviderDriver {
   return (config) => {
@@ -30,6 +38,6 @@ export function databaseProviderDriver(
     if (config['allow'] !== undefined && check === undefined) {
       throw new Error(`Unknown access check "${String(config['allow'])}" in auth provider config`);
     }
-    return databaseUserProvider(db, check);
+    return databaseUserProvider(database, check);
   };
 }

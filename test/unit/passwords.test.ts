@@ -69,7 +69,7 @@ describe('rehash on login (attemptLogin)', () => {
   const clock = fakeClock(Date.UTC(2026, 0, 1));
   const limiter = new RateLimiter(memoryRateLimitStore(clock));
   const deps = { db: database.db, hasher, limiter, limit: { max: 5, windowSeconds: 60 } };
-  const provider = databaseUserProvider(database.db);
+  const provider = databaseUserProvider(database);
   let userId = 0;
 
   before(async () => {

@@ -39,16 +39,18 @@ export const corsPlugin = fp<{ statefulDomains: StatefulDomains }>(
       return new URL(origin).origin === origin ? origin : null;
     };
 
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (!isSpaPath(request)) return payload;
-      appendVary(reply, 'Origin');
-      const origin = grantedOrigin(request);
-      if (origin !== null) {
-        reply.header('access-control-allow-origin', origin);
-        reply.header('access-control-allow-credentials', 'true');
-        reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+    // A callback hook: it runs on every response, and a promise per response costs.
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (isSpaPath(request)) {
+        appendVary(reply, 'Origin');
+        const origin = grantedOrigin(request);
+        if (origin !== null) {
+          reply.header('access-control-allow-origin', origin);
+          reply.header('access-control-allow-credentials', 'true');
+          reply.header('access-control-expose-headers', EXPOSE_HEADERS);
+        }
       }
-      return payload;
+      done(null, payload);
     });
 
     // Preflights. An unlisted origin gets a bare 204: without Allow-Origin the browser stops there.
@@ -73,6 +75,10 @@ function isSpaPath(request: FastifyRequest): boolean {
 
 function appendVary(reply: FastifyReply, field: string): void {
   const current = reply.getHeader('vary');
+  if (current === undefined) {
+    reply.header('vary', field);
+    return;
+  }
   const values = String(current ?? '')
     .split(',')
     .map((v) => v.trim())

@@ -1,38 +1,54 @@
+import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { type Locale, negotiateLocale, type Translate } from '../../i18n/i18n.ts';
+import { asLocale, type Locale, negotiateLocale, type Translate } from '../../i18n/i18n.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    locale: Locale;
+    /** The request's language (CONTRACT §7), negotiated on first use. */
+    readonly locale: Locale;
     /** Translator fixed to the request's language. */
-    t: Translate;
+    readonly t: Translate;
   }
 }
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 
-/** Negotiates each request's language (CONTRACT §7) and remembers an explicit `?lang=` in a cookie. */
+type WithLocale = FastifyRequest & { gatehouseLocale: Locale | null };
+
+/**
+ * Negotiates each request's language (CONTRACT §7) when something first needs it — a JSON API answer
+ * that never does pays nothing — and remembers an explicit `?lang=` in a cookie.
+ */
 export const i18nPlugin = fp(
   async (app) => {
     const { i18n, config } = app.services;
     const fallback = i18n.defaultLocale;
-    app.decorateRequest('locale', fallback);
-    app.decorateRequest('t', i18n.translator(fallback));
-    app.addHook('onRequest', async (request, reply) => {
-      const query = request.query as Record<string, unknown> | undefined;
-      const lang = typeof query?.['lang'] === 'string' ? query['lang'] : undefined;
-      const { locale, fromQuery } = negotiateLocale(
+    const localeOf = (request: WithLocale): Locale => {
+      request.gatehouseLocale ??= negotiateLocale(
         {
-          query: lang,
+          query: langParameter(request),
           cookie: request.cookies['locale'],
           acceptLanguage: request.headers['accept-language'],
         },
         fallback,
-      );
-      request.locale = locale;
-      request.t = i18n.translator(locale);
-      if (fromQuery && request.cookies['locale'] !== locale) {
-        reply.setCookie('locale', locale, {
+      ).locale;
+      return request.gatehouseLocale;
+    };
+    app.decorateRequest('gatehouseLocale', null);
+    app.decorateRequest('locale', {
+      getter(this: FastifyRequest) {
+        return localeOf(this as WithLocale);
+      },
+    });
+    app.decorateRequest('t', {
+      getter(this: FastifyRequest) {
+        return i18n.translator(localeOf(this as WithLocale));
+      },
+    });
+    app.addHook('onRequest', (request, reply, done) => {
+      const chosen = asLocale(langParameter(request));
+      if (chosen !== null && request.cookies['locale'] !== chosen) {
+        reply.setCookie('locale', chosen, {
           path: '/',
           maxAge: YEAR_SECONDS,
           sameSite: 'lax',
@@ -40,7 +56,13 @@ export const i18nPlugin = fp(
           secure: config.secureCookies,
         });
       }
+      done();
     });
   },
   { name: 'gatehouse-i18n', dependencies: ['@fastify/cookie'] },
 );
+
+function langParameter(request: FastifyRequest): string | undefined {
+  const lang = (request.query as Record<string, unknown> | undefined)?.['lang'];
+  return typeof lang === 'string' ? lang : undefined;
+}

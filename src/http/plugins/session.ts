@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthConfig, UserProvider } from '../../auth/guards.ts';
+import { keptSessionRows } from '../../auth/sessions.ts';
 import { HttpSession, type SessionGuardSettings } from '../session/http-session.ts';
 
 declare module 'fastify' {
@@ -34,6 +35,10 @@ export function sessionGuardSettings(auth: AuthConfig, absoluteMinutes: number, 
   return settings;
 }
 
+async function commitAll(sessions: Iterable<HttpSession>, reply: FastifyReply): Promise<void> {
+  for (const session of sessions) await session.commit(reply);
+}
+
 export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<string, UserProvider> }>(
   async (app, options) => {
     const { config } = app.services;
@@ -43,6 +48,7 @@ export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<strin
       config.rememberLifetimeMinutes,
     );
     app.decorate('sessionGuards', settings);
+    const readRow = keptSessionRows(app.services.database);
 
     app.decorateRequest('sessionOf', function (this: WithSessions, guard: string) {
       let sessions = this[kSessions];
@@ -56,7 +62,7 @@ export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<strin
         if (!guardSettings) throw new Error(`"${guard}" is not a session guard`);
         const provider = options.providers.get(String(options.auth.guards[guard]?.provider));
         if (!provider) throw new Error(`No provider for session guard "${guard}"`);
-        session = new HttpSession(this, app.services, provider, guardSettings);
+        session = new HttpSession(this, app.services, provider, guardSettings, readRow);
         sessions.set(guard, session);
       }
       return session;
@@ -79,10 +85,17 @@ export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<strin
       },
     );
 
-    app.addHook('onSend', async (request, reply, payload) => {
+    // A callback hook: most API responses touch no session and must not pay for a promise.
+    app.addHook('onSend', (request, reply, payload, done) => {
       const sessions = (request as WithSessions)[kSessions];
-      if (sessions) for (const session of sessions.values()) await session.commit(reply);
-      return payload;
+      if (sessions === undefined) {
+        done(null, payload);
+        return;
+      }
+      commitAll(sessions.values(), reply).then(
+        () => done(null, payload),
+        (error: Error) => done(error),
+      );
     });
   },
   { name: 'gatehouse-session', dependencies: ['@fastify/cookie', 'gatehouse-auth'] },

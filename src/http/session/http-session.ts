@@ -13,6 +13,7 @@ import {
   type Session,
   type SessionData,
   type SessionLifetimes,
+  type SessionRowReader,
   saveSessionData,
 } from '../../auth/sessions.ts';
 import type { Services } from '../../services.ts';
@@ -54,6 +55,7 @@ export class HttpSession {
     private readonly services: Services,
     private readonly provider: UserProvider,
     readonly settings: SessionGuardSettings,
+    private readonly readRow: SessionRowReader,
   ) {
     const presented = request.cookies[this.cookieName];
     if (isSessionId(presented)) this.#plainId = presented;
@@ -88,7 +90,14 @@ export class HttpSession {
     const now = this.services.clock.now();
     const presented = this.#plainId;
     if (presented !== null) {
-      this.#stored = await findSession(db, this.settings.guard, presented, this.settings.lifetimes, now);
+      this.#stored = await findSession(
+        db,
+        this.settings.guard,
+        presented,
+        this.settings.lifetimes,
+        now,
+        this.readRow,
+      );
       if (this.#stored) {
         this.#data = { ...this.#stored.data };
         const flash = this.#data[FLASH];

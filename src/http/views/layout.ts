@@ -37,7 +37,7 @@ export function layout(request: FastifyRequest, options: LayoutOptions): Html {
 <a class="skip-link" href="#main">${t('pages.skip_to_content')}</a>
 <header class="topbar">
   <div class="topbar-inner">
-    <a class="brand" href="/">${brandMark()}<span>${appName}</span></a>
+    <a class="brand" href="/">${BRAND_MARK}<span>${appName}</span></a>
     ${accountNav(request, options.account, path)}
     <nav class="langs" aria-label="${t('pages.language')}">
       ${request.server.services.i18n.locales.map(
@@ -72,6 +72,4 @@ function accountNav(request: FastifyRequest, account: Account | null | undefined
 }
 
 /** A small gate drawn inline: no extra request, allowed by the CSP (markup, not script or style). */
-function brandMark(): Html {
-  return html`<svg class="brand-mark" viewBox="0 0 32 32" aria-hidden="true" focusable="false"><rect width="32" height="32" rx="8" fill="currentColor"/><path d="M9 24V13a7 7 0 0 1 14 0v11" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/><path d="M16 24v-6" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/></svg>`;
-}
+const BRAND_MARK = html`<svg class="brand-mark" viewBox="0 0 32 32" aria-hidden="true" focusable="false"><rect width="32" height="32" rx="8" fill="currentColor"/><path d="M9 24V13a7 7 0 0 1 14 0v11" fill="none" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/><path d="M16 24v-6" stroke="#fff" stroke-width="2.5" stroke-linecap="round"/></svg>`;

@@ -1,0 +1,75 @@
+/**
+ * Whether committed data may have changed since a given moment, answered cheaply enough to ask on
+ * every request. It is what lets the per-request lookups (a token, a user, a session by its key) be
+ * kept in memory without ever serving a revoked token or a disabled user: a kept answer is used only
+ * while `version()` still returns the number it was kept under.
+ */
+export interface ChangeTracker {
+  /**
+   * A number that changes once any commit, by this process or another one, may have changed data.
+   * null: this database cannot tell (nothing may be kept).
+   */
+  version(): number | null;
+  /**
+   * Marks the start of an HTTP request: version() calls made for it afterwards account for every
+   * commit that completed before this call, so a revocation is seen by the next request, never later.
+   */
+  observe(): void;
+  /** Reports that this process ran a statement that may have written (a query through Kysely). */
+  wrote(): void;
+}
+
+/** PostgreSQL: other instances write without telling us, and asking costs a round trip. Keep nothing. */
+export const untracked: ChangeTracker = {
+  version: () => null,
+  observe() {},
+  wrote() {},
+};
+
+/**
+ * SQLite: `PRAGMA data_version` changes when another connection (the CLI, a second process on the
+ * same file) commits; our own connection's writes are counted by `wrote()`. Reading the pragma takes
+ * a read transaction (two file-lock system calls), so it is read once per request (`observe()`), and
+ * otherwise at most once per event-loop turn: work outside a request (the outbox worker) sees every
+ * commit made before the turn began.
+ */
+export class SqliteChangeTracker implements ChangeTracker {
+  #counter = 0;
+  #dataVersion: number | null = null;
+  #observedThisTurn = false;
+  readonly #endTurn = () => {
+    this.#observedThisTurn = false;
+  };
+
+  constructor(private readonly readDataVersion: () => number) {}
+
+  version(): number {
+    if (!this.#observedThisTurn) this.observe();
+    return this.#counter;
+  }
+
+  observe(): void {
+    let dataVersion: number | null;
+    try {
+      dataVersion = this.readDataVersion();
+    } catch {
+      // The database cannot answer (closed, I/O error): nothing kept may be trusted, and the request
+      // goes on to fail, or answer /ready, through its own queries.
+      this.#dataVersion = null;
+      this.#counter++;
+      return;
+    }
+    if (dataVersion !== this.#dataVersion) {
+      this.#dataVersion = dataVersion;
+      this.#counter++;
+    }
+    if (!this.#observedThisTurn) {
+      this.#observedThisTurn = true;
+      setImmediate(this.#endTurn);
+    }
+  }
+
+  wrote(): void {
+    this.#counter++;
+  }
+}

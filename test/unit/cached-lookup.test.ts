@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import SqliteDatabase from 'better-sqlite3';
+import { CachedLookup } from '../../src/db/cached-lookup.ts';
+import { untracked } from '../../src/db/changes.ts';
+import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
+import { migrateToLatest } from '../../src/db/migrator.ts';
+
+/**
+ * Kept lookups must answer exactly what the database would: these tests change the data behind a
+ * kept answer in every way the service meets (its own writes, another connection's commit — the
+ * CLI or a second process) and check that the next lookup after the change loads again.
+ */
+describe('CachedLookup over SQLite change tracking', () => {
+  let folder: string;
+  let handle: DatabaseHandle;
+  let other: SqliteDatabase.Database;
+  let loads = 0;
+  let names: CachedLookup<number, string | null>;
+
+  before(async () => {
+    folder = mkdtempSync(join(tmpdir(), 'gatehouse-kept-'));
+    const filename = join(folder, 'db.sqlite');
+    handle = openDatabase({ dialect: 'sqlite', filename });
+    await migrateToLatest(handle.db);
+    const now = Date.now();
+    await handle.db
+      .insertInto('users')
+      .values(
+        [1, 2, 3].map((id) => ({
+          id,
+          name: `user ${id}`,
+          email: `u${id}@example.com`,
+          password: 'x',
+          email_verified_at: null,
+          locale: 'en',
+          can_access_panel: 0,
+          disabled_at: null,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .execute();
+    // A second connection to the same file: what the CLI or another instance would be.
+    other = new SqliteDatabase(filename);
+    other.pragma('busy_timeout = 5000');
+    names = new CachedLookup(handle.changes, async (id: number) => {
+      loads++;
+      const row = await handle.db.selectFrom('users').select('name').where('id', '=', id).executeTakeFirst();
+      return row?.name ?? null;
+    });
+  });
+  after(async () => {
+    other?.close();
+    await handle?.close();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  /** A new request: the HTTP layer calls observe() first (app.ts). */
+  async function asNewRequest<T>(run: () => Promise<T>): Promise<T> {
+    await nextTurn();
+    handle.changes.observe();
+    return run();
+  }
+
+  test('an unchanged database answers from memory, across requests', async () => {
+    await asNewRequest(() => names.get(1));
+    const before = loads;
+    assert.equal(await asNewRequest(() => names.get(1)), 'user 1');
+    assert.equal(await asNewRequest(() => names.get(1)), 'user 1');
+    assert.equal(loads, before, 'no load while nothing changed');
+  });
+
+  test("another connection's commit is seen by the next request", async () => {
+    assert.equal(await asNewRequest(() => names.get(2)), 'user 2');
+    other.prepare("update users set name = 'renamed elsewhere' where id = 2").run();
+    assert.equal(await asNewRequest(() => names.get(2)), 'renamed elsewhere');
+    other.prepare('delete from users where id = 2').run();
+    assert.equal(await asNewRequest(() => names.get(2)), null);
+  });
+
+  test('a write of this process (through Kysely) is seen at once, even within one turn', async () => {
+    assert.equal(await asNewRequest(() => names.get(3)), 'user 3');
+    await handle.db.updateTable('users').set({ name: 'renamed here' }).where('id', '=', 3).execute();
+    assert.equal(await names.get(3), 'renamed here');
+  });
+
+  test('outside a request, a commit elsewhere is seen from the next event-loop turn', async () => {
+    await asNewRequest(() => names.get(1));
+    other.prepare("update users set name = 'next turn' where id = 1").run();
+    await nextTurn();
+    await nextTurn();
+    assert.equal(await names.get(1), 'next turn');
+  });
+
+  test('a commit landing while a load is in flight does not leave the older answer kept', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let value = 'old';
+    const slow = new CachedLookup(handle.changes, async (_key: number) => {
+      const seen = value;
+      await gate;
+      return seen;
+    });
+    handle.changes.observe();
+    const pending = slow.get(1);
+    await handle.db.updateTable('users').set({ name: 'x' }).where('id', '=', 1).execute();
+    value = 'new';
+    release();
+    assert.equal(await pending, 'old');
+    assert.equal(await slow.get(1), 'new', 'the entry was stored under the version before the write');
+  });
+
+  test('bounded: past the limit the oldest key is dropped and loaded again', async () => {
+    let count = 0;
+    const small = new CachedLookup(handle.changes, async (_key: number) => ++count, 2);
+    handle.changes.observe();
+    const first = await small.get(1);
+    await small.get(2);
+    assert.equal(await small.get(1), first, 'still kept');
+    await small.get(3);
+    assert.notEqual(await small.get(1), first, 'evicted, loaded again');
+  });
+
+  test('PostgreSQL (untracked): every lookup loads', async () => {
+    let count = 0;
+    const lookup = new CachedLookup(untracked, async () => ++count);
+    await lookup.get(1);
+    await lookup.get(1);
+    assert.equal(count, 2);
+  });
+});
