@@ -65,7 +65,7 @@ export function keptSessionRows(database: Pick<DatabaseHandle, 'db' | 'changes'>
     const row = await findSessionRow(database.db, key);
     return row === undefined ? undefined : Object.freeze(row);
   });
-  return (key) => byKey.get(key);
+  return async (key) => byKey.get(key);
 }
 
 /**

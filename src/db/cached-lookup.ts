@@ -20,14 +20,19 @@ export class CachedLookup<K, V> {
     private readonly limit = 10_000,
   ) {}
 
-  async get(key: K): Promise<V> {
+  /** A kept answer is returned as it is (no promise: this runs on every request), else loaded. */
+  get(key: K): V | Promise<V> {
     // Taken before the load: a commit that lands while it is in flight makes the entry stale at once.
     const version = this.changes.version();
     if (version === null) return this.load(key);
     const hit = this.#entries.get(key);
     if (hit !== undefined && hit.version === version) return hit.value;
+    return this.#fill(key, version, hit === undefined);
+  }
+
+  async #fill(key: K, version: number, isNew: boolean): Promise<V> {
     const value = await this.load(key);
-    if (hit === undefined && this.#entries.size >= this.limit) {
+    if (isNew && this.#entries.size >= this.limit) {
       this.#entries.delete(this.#entries.keys().next().value as K);
     }
     this.#entries.set(key, { version, value });

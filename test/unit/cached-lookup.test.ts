@@ -61,7 +61,7 @@ describe('CachedLookup over SQLite change tracking', () => {
   });
 
   /** A new request: the HTTP layer calls observe() first (app.ts). */
-  async function asNewRequest<T>(run: () => Promise<T>): Promise<T> {
+  async function asNewRequest<T>(run: () => T | Promise<T>): Promise<T> {
     await nextTurn();
     handle.changes.observe();
     return run();

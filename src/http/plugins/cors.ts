@@ -68,8 +68,12 @@ export const corsPlugin = fp<{ statefulDomains: StatefulDomains }>(
 );
 
 function isSpaPath(request: FastifyRequest): boolean {
-  // The matched route when there is one: a percent-encoded path reaches the same handler.
-  const path = request.routeOptions.url ?? request.url.split('?', 1)[0]!;
+  const raw = request.url;
+  const query = raw.indexOf('?');
+  let path = query === -1 ? raw : raw.slice(0, query);
+  // A percent-encoded path reaches the same handler: then ask for the matched route (an object built
+  // on every access, so not for the plain paths every request has).
+  if (path.includes('%')) path = request.routeOptions.url ?? path;
   return path === '/api' || path.startsWith('/api/') || SPA_PATHS.has(path);
 }
 

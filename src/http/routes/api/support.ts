@@ -21,8 +21,8 @@ export async function requireJson(request: FastifyRequest): Promise<void> {
 export function apiThrottle(app: FastifyInstance) {
   const { limiter, config } = app.services;
   const limit = { max: config.apiRateLimitPerMinute, windowSeconds: 60 };
+  if (limit.max === 0) return null;
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    if (limit.max === 0) return;
     const key = request.identity ? `api:user:${request.identity.user.id}` : `api:ip:${request.ip}`;
     const attempt = await limiter.attempt(key, limit);
     reply.header('x-ratelimit-limit', limit.max);
@@ -47,10 +47,10 @@ export function apiAuth(app: FastifyInstance, options: { ability?: string } = {}
       await authenticate.call(this, request, reply);
     } catch (error) {
       // A 429 from the throttle replaces the 401 once the IP's allowance is spent.
-      if (error instanceof AuthenticationError) await throttle(request, reply);
+      if (throttle && error instanceof AuthenticationError) await throttle(request, reply);
       throw error;
     }
-    await throttle(request, reply);
+    if (throttle) await throttle(request, reply);
   };
 }
 

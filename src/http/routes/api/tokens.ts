@@ -42,41 +42,45 @@ export async function tokenRoutes(app: FastifyInstance) {
   const authenticated = apiAuth(app);
   const provider = app.userProviders.get('users')!;
 
-  app.post('/api/tokens', { preHandler: [throttle, requireJson] }, async (request, reply) => {
-    const input = validate<IssueInput>(request.body, issueSchema, request.t);
-    const audit = auditContext(request);
-    const login = await attemptLogin(
-      {
-        db: services.database.db,
-        hasher: services.hasher,
-        limiter: services.limiter,
-        limit: { max: services.config.loginMaxAttempts, windowSeconds: services.config.loginDecaySeconds },
-      },
-      provider,
-      'api',
-      input,
-      audit,
-    );
-    if (login.status === 'throttled') {
-      throw new TooManyRequestsError(login.retryAfterSeconds, 'auth.throttle', {
-        seconds: login.retryAfterSeconds,
-      });
-    }
-    if (login.status === 'failed') throw new HttpError(401, 'GH_BAD_CREDENTIALS', 'auth.token_failed');
-    const { plainText } = await issueAccessToken(
-      services.database.db,
-      services.tokens,
-      {
-        userId: login.user.id,
-        name: input.device_name,
-        abilities: input.abilities ? [...new Set(input.abilities)] : ['*'],
-        expiresInSeconds: input.expires_in ?? null,
-      },
-      { ...audit, actorId: login.user.id },
-    );
-    const { id, name, email } = toPublicUser(login.user);
-    return reply.send({ token: plainText, user: { id, name, email } });
-  });
+  app.post(
+    '/api/tokens',
+    { preHandler: throttle ? [throttle, requireJson] : [requireJson] },
+    async (request, reply) => {
+      const input = validate<IssueInput>(request.body, issueSchema, request.t);
+      const audit = auditContext(request);
+      const login = await attemptLogin(
+        {
+          db: services.database.db,
+          hasher: services.hasher,
+          limiter: services.limiter,
+          limit: { max: services.config.loginMaxAttempts, windowSeconds: services.config.loginDecaySeconds },
+        },
+        provider,
+        'api',
+        input,
+        audit,
+      );
+      if (login.status === 'throttled') {
+        throw new TooManyRequestsError(login.retryAfterSeconds, 'auth.throttle', {
+          seconds: login.retryAfterSeconds,
+        });
+      }
+      if (login.status === 'failed') throw new HttpError(401, 'GH_BAD_CREDENTIALS', 'auth.token_failed');
+      const { plainText } = await issueAccessToken(
+        services.database.db,
+        services.tokens,
+        {
+          userId: login.user.id,
+          name: input.device_name,
+          abilities: input.abilities ? [...new Set(input.abilities)] : ['*'],
+          expiresInSeconds: input.expires_in ?? null,
+        },
+        { ...audit, actorId: login.user.id },
+      );
+      const { id, name, email } = toPublicUser(login.user);
+      return reply.send({ token: plainText, user: { id, name, email } });
+    },
+  );
 
   app.get('/api/tokens', { preHandler: authenticated }, async (request) => {
     const tokens = await listAccessTokens(services.database.db, services.tokens, request.identity!.user.id);
