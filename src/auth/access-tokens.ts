@@ -84,7 +84,11 @@ export function accessTokenResolver(
   const { db } = database;
   const byId = new CachedLookup(database.changes, async (id: number) => {
     const row = await findTokenById(db, id);
-    return row === undefined ? null : { hash: row.token, token: toAccessToken(row, settings) };
+    if (row === undefined) return null;
+    // Shared by every request that presents this token: frozen, abilities included.
+    const token = toAccessToken(row, settings);
+    Object.freeze(token.abilities);
+    return Object.freeze({ hash: row.token, token: Object.freeze(token) });
   });
   return async (plain) => {
     const parsed = parsePlainToken(plain);

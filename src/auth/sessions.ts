@@ -61,10 +61,16 @@ export type SessionRowReader = (key: string) => Promise<SessionRow | undefined>;
  * a change (db/cached-lookup.ts): a logout or a new session payload is a commit, seen at once.
  */
 export function keptSessionRows(database: Pick<DatabaseHandle, 'db' | 'changes'>): SessionRowReader {
-  const byKey = new CachedLookup(database.changes, async (key: string) => {
-    const row = await findSessionRow(database.db, key);
-    return row === undefined ? undefined : Object.freeze(row);
-  });
+  const byKey = new CachedLookup(
+    database.changes,
+    async (key: string) => {
+      const row = await findSessionRow(database.db, key);
+      return row === undefined ? undefined : Object.freeze(row);
+    },
+    // A guest can grow a session row (the intended URL, a long user agent): large rows are read each
+    // time, so 10,000 kept rows stay a few megabytes.
+    { keep: (row) => row === undefined || row.data.length + (row.user_agent?.length ?? 0) <= 2048 },
+  );
   return async (key) => byKey.get(key);
 }
 

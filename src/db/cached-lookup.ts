@@ -1,41 +1,58 @@
 import type { ChangeTracker } from './changes.ts';
 
-interface Entry<V> {
-  readonly version: number;
-  readonly value: V;
+export interface CachedLookupOptions<V> {
+  /** At most this many keys are kept; when full, the oldest goes (default 10,000). */
+  readonly limit?: number;
+  /** Answers that fail this are not kept (e.g. large rows, so the bound in keys is one in bytes). */
+  readonly keep?: (value: V) => boolean;
 }
 
 /**
  * The answers of one lookup by key (a token by id, a user by id, a session by its hash), kept while
  * the database reports no change (db/changes.ts): any commit anywhere retires every kept answer, so
- * a hit is exactly what the database would have answered. Bounded: when full, the oldest key goes.
- * Kept values are shared between requests and must be treated as immutable.
+ * a hit is exactly what the database would have answered. Kept values are shared between requests
+ * and must be immutable (callers freeze them).
  */
 export class CachedLookup<K, V> {
-  readonly #entries = new Map<K, Entry<V>>();
+  readonly #entries = new Map<K, V>();
+  /** The database version every entry was loaded under; a new version empties the map. */
+  #version: number | null = null;
+  readonly #limit: number;
+  readonly #keep: (value: V) => boolean;
 
   constructor(
     private readonly changes: ChangeTracker,
     private readonly load: (key: K) => Promise<V>,
-    private readonly limit = 10_000,
-  ) {}
+    options: CachedLookupOptions<V> = {},
+  ) {
+    this.#limit = options.limit ?? 10_000;
+    this.#keep = options.keep ?? (() => true);
+  }
 
   /** A kept answer is returned as it is (no promise: this runs on every request), else loaded. */
   get(key: K): V | Promise<V> {
-    // Taken before the load: a commit that lands while it is in flight makes the entry stale at once.
+    // Taken before the load: a commit that lands while it is in flight makes the answer unkeepable.
     const version = this.changes.version();
     if (version === null) return this.load(key);
-    const hit = this.#entries.get(key);
-    if (hit !== undefined && hit.version === version) return hit.value;
-    return this.#fill(key, version, hit === undefined);
+    if (version !== this.#version) {
+      // Retired answers go at once rather than waiting to be overwritten or evicted.
+      this.#entries.clear();
+      this.#version = version;
+    } else if (this.#entries.has(key)) {
+      return this.#entries.get(key) as V;
+    }
+    return this.#fill(key, version);
   }
 
-  async #fill(key: K, version: number, isNew: boolean): Promise<V> {
+  async #fill(key: K, version: number): Promise<V> {
     const value = await this.load(key);
-    if (isNew && this.#entries.size >= this.limit) {
+    if (this.#version !== version || this.changes.version() !== version || !this.#keep(value)) {
+      return value;
+    }
+    if (this.#entries.size >= this.#limit) {
       this.#entries.delete(this.#entries.keys().next().value as K);
     }
-    this.#entries.set(key, { version, value });
+    this.#entries.set(key, value);
     return value;
   }
 }

@@ -41,7 +41,8 @@ export class SqliteChangeTracker implements ChangeTracker {
     this.#observedThisTurn = false;
   };
 
-  constructor(private readonly readDataVersion: () => number) {}
+  /** `readDataVersion` returns null when it cannot read a current value. */
+  constructor(private readonly readDataVersion: () => number | null) {}
 
   version(): number {
     if (!this.#observedThisTurn) this.observe();
@@ -53,8 +54,12 @@ export class SqliteChangeTracker implements ChangeTracker {
     try {
       dataVersion = this.readDataVersion();
     } catch {
-      // The database cannot answer (closed, I/O error): nothing kept may be trusted, and the request
-      // goes on to fail, or answer /ready, through its own queries.
+      dataVersion = null;
+    }
+    if (dataVersion === null) {
+      // The database cannot answer now (closed, I/O error, or a transaction holds the connection and
+      // would show its own snapshot): nothing kept may be trusted. Lookups load again — behind the
+      // transaction — and the request fails, or answers /ready, through its own queries.
       this.#dataVersion = null;
       this.#counter++;
       return;

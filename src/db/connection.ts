@@ -39,7 +39,10 @@ function openSqlite(filename: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000');
   const statements = statementCache(sqlite);
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
-  const changes = new SqliteChangeTracker(() => dataVersion.get() as number);
+  // Inside a transaction the pragma answers for the transaction's snapshot, not for what is committed.
+  const changes = new SqliteChangeTracker(() =>
+    sqlite.inTransaction ? null : (dataVersion.get() as number),
+  );
   // Kysely prepares each statement right before running it: one that may write marks the turn, and
   // the change is reported once the connection is released (after the commit).
   let wrote = false;

@@ -60,9 +60,8 @@ describe('CachedLookup over SQLite change tracking', () => {
     rmSync(folder, { recursive: true, force: true });
   });
 
-  /** A new request: the HTTP layer calls observe() first (app.ts). */
+  /** A new request: the HTTP layer calls observe() first (app.ts); within the same event-loop turn. */
   async function asNewRequest<T>(run: () => T | Promise<T>): Promise<T> {
-    await nextTurn();
     handle.changes.observe();
     return run();
   }
@@ -117,9 +116,50 @@ describe('CachedLookup over SQLite change tracking', () => {
     assert.equal(await slow.get(1), 'new', 'the entry was stored under the version before the write');
   });
 
+  test('a request during a transaction does not trust the transaction snapshot', async () => {
+    assert.equal(await asNewRequest(() => names.get(1)), await names.get(1));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let opened!: () => void;
+    const open = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const transaction = handle.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('users').select('id').execute();
+      opened();
+      await gate;
+    });
+    await open;
+    other.prepare("update users set name = 'during a transaction' where id = 1").run();
+    const answer = asNewRequest(() => names.get(1));
+    release();
+    await transaction;
+    assert.equal(await answer, 'during a transaction');
+  });
+
+  test('answers that fail the keep test (large session rows) are read each time', async () => {
+    let count = 0;
+    const rows = new CachedLookup(
+      handle.changes,
+      async (size: number) => ({ n: ++count, data: 'x'.repeat(size) }),
+      {
+        keep: (row) => row.data.length <= 10,
+      },
+    );
+    handle.changes.observe();
+    await rows.get(5);
+    await rows.get(5);
+    assert.equal(count, 1, 'small answer kept');
+    await rows.get(50);
+    await rows.get(50);
+    assert.equal(count, 3, 'large answer read each time');
+  });
+
   test('bounded: past the limit the oldest key is dropped and loaded again', async () => {
     let count = 0;
-    const small = new CachedLookup(handle.changes, async (_key: number) => ++count, 2);
+    const small = new CachedLookup(handle.changes, async (_key: number) => ++count, { limit: 2 });
     handle.changes.observe();
     const first = await small.get(1);
     await small.get(2);
