@@ -11,8 +11,8 @@ export interface ChangeTracker {
    */
   version(): number | null;
   /**
-   * Marks the start of an HTTP request: version() calls made for it afterwards account for every
-   * commit that completed before this call, so a revocation is seen by the next request, never later.
+   * Marks the start of an HTTP request: version() calls made afterwards account for every commit
+   * that completed before this call, so a revocation is seen by the next request, never later.
    */
   observe(): void;
   /** Reports that this process ran a statement that may have written (a query through Kysely). */
@@ -29,27 +29,38 @@ export const untracked: ChangeTracker = {
 /**
  * SQLite: `PRAGMA data_version` changes when another connection (the CLI, a second process on the
  * same file) commits; our own connection's writes are counted by `wrote()`. Reading the pragma takes
- * a read transaction (two file-lock system calls), so it is read once per request (`observe()`), and
- * otherwise at most once per event-loop turn: work outside a request (the outbox worker) sees every
- * commit made before the turn began.
+ * a read transaction (two file-lock system calls), so it is read only when a kept answer is wanted:
+ * at the first lookup after a request began (`observe()` only notes that one did), and otherwise at
+ * most once per event-loop turn, so work outside a request (the outbox worker) sees every commit made
+ * before the turn began. A request that needs no lookup (/health, assets) reads nothing.
  */
 export class SqliteChangeTracker implements ChangeTracker {
   #counter = 0;
   #dataVersion: number | null = null;
-  #observedThisTurn = false;
+  /** A request began since the last read: the next version() must read again. */
+  #requestBegan = false;
+  #readThisTurn = false;
   readonly #endTurn = () => {
-    this.#observedThisTurn = false;
+    this.#readThisTurn = false;
   };
 
   /** `readDataVersion` returns null when it cannot read a current value. */
   constructor(private readonly readDataVersion: () => number | null) {}
 
   version(): number {
-    if (!this.#observedThisTurn) this.observe();
+    if (this.#requestBegan || !this.#readThisTurn) this.#read();
     return this.#counter;
   }
 
   observe(): void {
+    this.#requestBegan = true;
+  }
+
+  wrote(): void {
+    this.#counter++;
+  }
+
+  #read(): void {
     let dataVersion: number | null;
     try {
       dataVersion = this.readDataVersion();
@@ -58,23 +69,20 @@ export class SqliteChangeTracker implements ChangeTracker {
     }
     if (dataVersion === null) {
       // The database cannot answer now (closed, I/O error, or a transaction holds the connection and
-      // would show its own snapshot): nothing kept may be trusted. Lookups load again — behind the
-      // transaction — and the request fails, or answers /ready, through its own queries.
+      // would show its own snapshot): nothing kept may be trusted, and the next call reads again.
+      // Lookups load — behind the transaction — and fail or succeed through their own queries.
       this.#dataVersion = null;
       this.#counter++;
       return;
     }
+    this.#requestBegan = false;
     if (dataVersion !== this.#dataVersion) {
       this.#dataVersion = dataVersion;
       this.#counter++;
     }
-    if (!this.#observedThisTurn) {
-      this.#observedThisTurn = true;
+    if (!this.#readThisTurn) {
+      this.#readThisTurn = true;
       setImmediate(this.#endTurn);
     }
-  }
-
-  wrote(): void {
-    this.#counter++;
   }
 }
