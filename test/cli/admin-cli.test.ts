@@ -9,6 +9,7 @@ import { runCli } from '../../src/cli/index.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { Db } from '../../src/db/schema.ts';
+import { insertUserRow } from '../helpers/api.ts';
 import { createTestApp, TEST_APP_KEY } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
@@ -252,22 +253,9 @@ for (const { name: dialect, skip } of await availableDialects()) {
     });
 
     test('admin:grant and admin:revoke change the flag of an existing user, audited', async () => {
-      const now = Date.now();
-      const row = await db
-        .insertInto('users')
-        .values({
-          name: 'Plain',
-          email: 'plain@example.com',
-          password: 'x',
-          email_verified_at: now,
-          locale: 'en',
-          can_access_panel: 0,
-          disabled_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
+      const row = {
+        id: await insertUserRow(db, { name: 'Plain', email: 'plain@example.com', passwordHash: 'x' }),
+      };
       const flag = async () =>
         (
           await db

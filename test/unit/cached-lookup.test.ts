@@ -9,6 +9,7 @@ import { CachedLookup } from '../../src/db/cached-lookup.ts';
 import { untracked } from '../../src/db/changes.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
+import { insertUserRow } from '../helpers/api.ts';
 
 /**
  * Kept lookups must answer exactly what the database would: these tests change the data behind a
@@ -27,24 +28,9 @@ describe('CachedLookup over SQLite change tracking', () => {
     const filename = join(folder, 'db.sqlite');
     handle = openDatabase({ dialect: 'sqlite', filename });
     await migrateToLatest(handle.db);
-    const now = Date.now();
-    await handle.db
-      .insertInto('users')
-      .values(
-        [1, 2, 3].map((id) => ({
-          id,
-          name: `user ${id}`,
-          email: `u${id}@example.com`,
-          password: 'x',
-          email_verified_at: null,
-          locale: 'en',
-          can_access_panel: 0,
-          disabled_at: null,
-          created_at: now,
-          updated_at: now,
-        })),
-      )
-      .execute();
+    for (const id of [1, 2, 3]) {
+      await insertUserRow(handle.db, { name: `user ${id}`, email: `u${id}@example.com`, passwordHash: 'x' });
+    }
     // A second connection to the same file: what the CLI or another instance would be.
     other = new SqliteDatabase(filename);
     other.pragma('busy_timeout = 5000');
