@@ -4,7 +4,7 @@ import type { InjectOptions } from 'fastify';
 import { createPasswordHasher } from '../../src/auth/passwords.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
-import { parseRoutes } from './requests.ts';
+import { BODY_FIELDS, parseRoutes } from './requests.ts';
 
 /**
  * The cheap, exhaustive companion of the random fuzzer: every route, signed in as whoever it needs,
@@ -25,19 +25,6 @@ const QUERY_KEYS = [
   'signature',
   'lang',
   'verified',
-];
-const BODY_FIELDS = [
-  'email',
-  'password',
-  'password_confirmation',
-  'name',
-  'device_name',
-  'abilities',
-  'expires_in',
-  'token',
-  'title',
-  'body',
-  'remember',
 ];
 
 interface Signed {

@@ -133,7 +133,8 @@ const value: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
 );
 
-const FIELDS = [
+/** The body fields the service's forms and JSON endpoints read. */
+export const BODY_FIELDS = [
   'email',
   'password',
   'password_confirmation',
@@ -145,9 +146,9 @@ const FIELDS = [
   'title',
   'body',
   'remember',
-  'q',
-  '_token',
 ];
+
+const FIELDS = [...BODY_FIELDS, 'q', '_token'];
 
 const fieldName = fc.oneof(
   { weight: 8, arbitrary: fc.constantFrom(...FIELDS) },
