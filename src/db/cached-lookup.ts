@@ -29,11 +29,19 @@ export class CachedLookup<K, V> {
     this.#keep = options.keep ?? (() => true);
   }
 
-  /** A kept answer is returned as it is (no promise: this runs on every request), else loaded. */
+  /**
+   * A kept answer is returned as it is (no promise: this runs on every request), else loaded. A
+   * request's first lookup waits for the database's version to be read (db/changes.ts).
+   */
   get(key: K): V | Promise<V> {
-    // Taken before the load: a commit that lands while it is in flight makes the answer unkeepable.
+    // Taken before the load: a write of ours that lands while it is in flight makes it unkeepable.
     const version = this.changes.version();
     if (version === null) return this.load(key);
+    if (typeof version === 'number') return this.#lookup(key, version);
+    return version.then((read) => this.#lookup(key, read));
+  }
+
+  #lookup(key: K, version: number): V | Promise<V> {
     if (version !== this.#version) {
       // Retired answers go at once rather than waiting to be overwritten or evicted.
       this.#entries.clear();
@@ -46,7 +54,9 @@ export class CachedLookup<K, V> {
 
   async #fill(key: K, version: number): Promise<V> {
     const value = await this.load(key);
-    if (this.#version !== version || this.changes.version() !== version || !this.#keep(value)) {
+    // Another process's commit during the load can only make the answer newer, and the next request
+    // reads the version again; a write of ours (the counter moved) means it may be older: not kept.
+    if (this.#version !== version || this.changes.lastVersion() !== version || !this.#keep(value)) {
       return value;
     }
     if (this.#entries.size >= this.#limit) {

@@ -6,10 +6,15 @@
  */
 export interface ChangeTracker {
   /**
-   * A number that changes once any commit, by this process or another one, may have changed data.
-   * null: this database cannot tell (nothing may be kept).
+   * A number that changes once any commit, by this process or another one, may have changed data;
+   * a promise of it when it must first be read. null: this database cannot tell (keep nothing).
    */
-  version(): number | null;
+  version(): number | Promise<number> | null;
+  /**
+   * The number as last read, without reading: enough to tell whether this process wrote since a
+   * version was taken (another process's commit only ever makes a loaded answer newer, never older).
+   */
+  lastVersion(): number | null;
   /**
    * Marks the start of an HTTP request: version() calls made afterwards account for every commit
    * that completed before this call, so a revocation is seen by the next request, never later.
@@ -22,6 +27,7 @@ export interface ChangeTracker {
 /** PostgreSQL: other instances write without telling us, and asking costs a round trip. Keep nothing. */
 export const untracked: ChangeTracker = {
   version: () => null,
+  lastVersion: () => null,
   observe() {},
   wrote() {},
 };
@@ -29,10 +35,17 @@ export const untracked: ChangeTracker = {
 /**
  * SQLite: `PRAGMA data_version` changes when another connection (the CLI, a second process on the
  * same file) commits; our own connection's writes are counted by `wrote()`. Reading the pragma takes
- * a read transaction (two file-lock system calls), so it is read only when a kept answer is wanted:
- * at the first lookup after a request began (`observe()` only notes that one did), and otherwise at
- * most once per event-loop turn, so work outside a request (the outbox worker) sees every commit made
- * before the turn began. A request that needs no lookup (/health, assets) reads nothing.
+ * a read transaction (two file-lock system calls), the largest item of a kept lookup, so it is read
+ * only when a kept answer is wanted and shared as widely as freshness allows:
+ *
+ * - Requests: `observe()` only notes that one began. The first kept lookup after that waits for one
+ *   read made once the event loop has taken in every request that is ready (`setImmediate` runs after
+ *   the poll phase), so one read serves all the requests that arrived together, and it is made after
+ *   each of them began: none can see older data than what was committed before it arrived.
+ * - Other work (the outbox worker, tests): read at most once per event-loop turn, so it sees every
+ *   commit made before the turn began.
+ *
+ * A request that needs no lookup (/health, assets) reads nothing.
  */
 export class SqliteChangeTracker implements ChangeTracker {
   #counter = 0;
@@ -40,15 +53,32 @@ export class SqliteChangeTracker implements ChangeTracker {
   /** A request began since the last read: the next version() must read again. */
   #requestBegan = false;
   #readThisTurn = false;
+  /** The read that the requests of this poll phase wait for. */
+  #batch: Promise<number> | null = null;
   readonly #endTurn = () => {
     this.#readThisTurn = false;
+  };
+  readonly #readBatch = (resolve: (version: number) => void) => {
+    setImmediate(() => {
+      this.#batch = null;
+      this.#read();
+      resolve(this.#counter);
+    });
   };
 
   /** `readDataVersion` returns null when it cannot read a current value. */
   constructor(private readonly readDataVersion: () => number | null) {}
 
-  version(): number {
-    if (this.#requestBegan || !this.#readThisTurn) this.#read();
+  version(): number | Promise<number> {
+    if (this.#requestBegan) {
+      this.#batch ??= new Promise(this.#readBatch);
+      return this.#batch;
+    }
+    if (!this.#readThisTurn) this.#read();
+    return this.#counter;
+  }
+
+  lastVersion(): number {
     return this.#counter;
   }
 

@@ -82,19 +82,25 @@ describe('CachedLookup over SQLite change tracking', () => {
     assert.equal(await names.get(1), 'next turn');
   });
 
-  test('a commit landing while a load is in flight does not leave the older answer kept', async () => {
+  test('a write of ours landing while a load is in flight does not leave the older answer kept', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
+    let started!: () => void;
+    const loading = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     let value = 'old';
     const slow = new CachedLookup(handle.changes, async (_key: number) => {
       const seen = value;
+      started();
       await gate;
       return seen;
     });
     handle.changes.observe();
     const pending = slow.get(1);
+    await loading;
     await handle.db.updateTable('users').set({ name: 'x' }).where('id', '=', 1).execute();
     value = 'new';
     release();
@@ -120,6 +126,8 @@ describe('CachedLookup over SQLite change tracking', () => {
     await open;
     other.prepare("update users set name = 'during a transaction' where id = 1").run();
     const answer = asNewRequest(() => names.get(1));
+    // The version is read in the next check phase, while the transaction still holds the connection.
+    await nextTurn();
     release();
     await transaction;
     assert.equal(await answer, 'during a transaction');
