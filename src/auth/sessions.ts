@@ -54,24 +54,34 @@ export function isSessionId(value: string | undefined): value is string {
   return value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
-export type SessionRowReader = (key: string) => Promise<SessionRow | undefined>;
+export type SessionReader = (key: string) => Promise<Session | undefined>;
 
 /**
- * Session rows by key for every browser request, kept between requests until the database reports
- * a change (db/cached-lookup.ts): a logout or a new session payload is a commit, seen at once.
+ * Sessions by key for every browser request, kept between requests until the database reports a
+ * change (db/cached-lookup.ts): a logout or a new session payload is a commit, seen at once. A kept
+ * session is frozen through and through (its payload is parsed once and shared between requests).
  */
-export function keptSessionRows(database: Pick<DatabaseHandle, 'db' | 'changes'>): SessionRowReader {
+export function keptSessions(database: Pick<DatabaseHandle, 'db' | 'changes'>): SessionReader {
   const byKey = new CachedLookup(
     database.changes,
     async (key: string) => {
       const row = await findSessionRow(database.db, key);
-      return row === undefined ? undefined : Object.freeze(row);
+      if (row === undefined) return undefined;
+      return { session: deepFreeze(toSession(row)), size: row.data.length + (row.user_agent?.length ?? 0) };
     },
-    // A guest can grow a session row (the intended URL, a long user agent): large rows are read each
-    // time, so 10,000 kept rows stay a few megabytes.
-    { keep: (row) => row === undefined || row.data.length + (row.user_agent?.length ?? 0) <= 2048 },
+    // A guest can grow a session (the intended URL, a long user agent): large ones are read each
+    // time, so 10,000 kept sessions stay a few megabytes.
+    { keep: (found) => found === undefined || found.size <= 2048 },
   );
-  return async (key) => byKey.get(key);
+  return async (key) => (await byKey.get(key))?.session;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**
@@ -84,23 +94,26 @@ export async function findSession(
   plainId: string,
   lifetimes: SessionLifetimes,
   now: number,
-  read: SessionRowReader = (key) => findSessionRow(db, key),
+  read: SessionReader = async (key) => {
+    const row = await findSessionRow(db, key);
+    return row && toSession(row);
+  },
 ): Promise<Session | null> {
-  const row = await read(sessionKey(plainId));
-  if (row === undefined || row.guard !== guard) return null;
+  const session = await read(sessionKey(plainId));
+  if (session === undefined || session.guard !== guard) return null;
   if (
-    row.last_activity + lifetimes.idleMinutes * MINUTE <= now ||
-    row.created_at + lifetimes.absoluteMinutes * MINUTE <= now
+    session.lastActivity + lifetimes.idleMinutes * MINUTE <= now ||
+    session.createdAt + lifetimes.absoluteMinutes * MINUTE <= now
   ) {
-    await deleteSessionRow(db, row.id);
+    await deleteSessionRow(db, session.key);
     return null;
   }
-  if (row.last_activity <= now - TOUCH_INTERVAL) {
+  if (session.lastActivity <= now - TOUCH_INTERVAL) {
     // Awaited (once a minute per session at most): an unawaited write could land after a later
     // request's read, and a failed touch must not fail the page, only cost some idle time.
-    await touchSessionRow(db, row.id, now, now - TOUCH_INTERVAL).catch(() => {});
+    await touchSessionRow(db, session.key, now, now - TOUCH_INTERVAL).catch(() => {});
   }
-  return toSession(row);
+  return session;
 }
 
 export interface SessionMeta {

@@ -102,25 +102,60 @@ const I18NEXT_OPTIONS = new Set([
 function memoised(t: Translate): Translate {
   const call = t as unknown as (...args: unknown[]) => unknown;
   const texts = new Map<string, string>();
-  const templates = new Map<string, string>();
-  const cached = (cache: Map<string, string>, key: string, resolve: () => unknown): unknown => {
-    const hit = cache.get(key);
-    if (hit !== undefined) return hit;
-    const text = resolve();
-    if (typeof text === 'string' && cache.size < MEMO_LIMIT) cache.set(key, text);
-    return text;
-  };
+  const templates = new Map<string, Template | null>();
   const translate = (key: unknown, ...rest: unknown[]): unknown => {
     if (typeof key !== 'string' || rest.length > 1) return call(key, ...rest);
-    if (rest.length === 0) return cached(texts, key, () => call(key));
+    if (rest.length === 0) {
+      const hit = texts.get(key);
+      if (hit !== undefined) return hit;
+      const text = call(key);
+      if (typeof text === 'string' && texts.size < MEMO_LIMIT) texts.set(key, text);
+      return text;
+    }
     const values = rest[0];
     if (!isPlainValues(values)) return call(key, values);
-    const template = cached(templates, key, () => call(key, { skipInterpolation: true }));
-    const text = typeof template === 'string' ? interpolate(template, values) : undefined;
-    return text ?? call(key, values);
+    let template = templates.get(key);
+    if (template === undefined) {
+      const text = call(key, { skipInterpolation: true });
+      template = typeof text === 'string' ? compile(text) : null;
+      if (templates.size < MEMO_LIMIT) templates.set(key, template);
+    }
+    return (template && fill(template, values)) ?? call(key, values);
   };
   // getFixedT's function also carries lng/ns/keyPrefix properties; keep them.
   return Object.assign(translate, t) as unknown as Translate;
+}
+
+/** A text split at its `{{name}}` placeholders: literal, name, literal, …, literal. */
+type Template = readonly string[];
+
+/** null when the text needs i18next to fill it (nesting, formats, anything but a bare name). */
+function compile(text: string): Template | null {
+  if (text.includes('$t(')) return null;
+  const parts: string[] = [];
+  let last = 0;
+  for (const match of text.matchAll(PLACEHOLDER)) {
+    const name = VARIABLE.exec(match[1]!)?.[1];
+    if (name === undefined) return null;
+    parts.push(text.slice(last, match.index), name);
+    last = match.index + match[0].length;
+  }
+  parts.push(text.slice(last));
+  return parts;
+}
+
+/** The text with string or number values put in; undefined when one is missing or of another type. */
+function fill(template: Template, values: Record<string, unknown>): string | undefined {
+  let text = template[0]!;
+  for (let i = 1; i < template.length; i += 2) {
+    const name = template[i]!;
+    const value = Object.hasOwn(values, name) ? values[name] : undefined;
+    if (typeof value === 'string') text += value;
+    else if (typeof value === 'number') text += String(value);
+    else return undefined;
+    text += template[i + 1]!;
+  }
+  return text;
 }
 
 function isPlainValues(value: unknown): value is Record<string, unknown> {
@@ -131,21 +166,6 @@ function isPlainValues(value: unknown): value is Record<string, unknown> {
     if (I18NEXT_OPTIONS.has(name) || name.startsWith('defaultValue')) return false;
   }
   return true;
-}
-
-/** Fills simple `{{name}}` placeholders; undefined when the template or a value needs i18next. */
-function interpolate(template: string, values: Record<string, unknown>): string | undefined {
-  if (template.includes('$t(')) return undefined;
-  let complete = true;
-  const text = template.replace(PLACEHOLDER, (placeholder, inner: string) => {
-    const name = VARIABLE.exec(inner)?.[1];
-    const value = name !== undefined && Object.hasOwn(values, name) ? values[name] : undefined;
-    if (typeof value === 'string') return value;
-    if (typeof value === 'number') return String(value);
-    complete = false;
-    return placeholder;
-  });
-  return complete ? text : undefined;
 }
 
 export function asLocale(value: string | undefined | null): Locale | null {

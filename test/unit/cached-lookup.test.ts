@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
+import { keptSessions } from '../../src/auth/sessions.ts';
 import { CachedLookup } from '../../src/db/cached-lookup.ts';
 import { untracked } from '../../src/db/changes.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
@@ -160,6 +161,35 @@ describe('CachedLookup over SQLite change tracking', () => {
     assert.equal(await small.get(1), first, 'still kept');
     await small.get(3);
     assert.notEqual(await small.get(1), first, 'evicted, loaded again');
+  });
+
+  test('a kept session is one frozen object: no request can change what the next one reads', async () => {
+    const now = Date.now();
+    await handle.db
+      .insertInto('sessions')
+      .values({
+        id: 'k'.repeat(64),
+        guard: 'web',
+        user_id: null,
+        data: JSON.stringify({ _flash: { status: 'Saved' }, list: [1] }),
+        ip_address: null,
+        user_agent: null,
+        created_at: now,
+        last_activity: now,
+      })
+      .execute();
+    const read = keptSessions(handle);
+    handle.changes.observe();
+    const first = await read('k'.repeat(64));
+    handle.changes.observe();
+    const second = await read('k'.repeat(64));
+    assert.ok(first);
+    assert.equal(second, first, 'the same kept object');
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.data));
+    assert.throws(() => {
+      (first.data['_flash'] as Record<string, unknown>)['status'] = 'changed';
+    }, TypeError);
+    assert.throws(() => (first.data['list'] as number[]).push(2), TypeError);
   });
 
   test('PostgreSQL (untracked): every lookup loads', async () => {

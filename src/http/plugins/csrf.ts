@@ -17,16 +17,23 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export const csrfPlugin = fp<{ statefulDomains: StatefulDomains; apiSessionGuard?: string }>(
   async (app, options) => {
     const apiSessionGuard = options.apiSessionGuard ?? 'web';
-    app.addHook('preValidation', async (request) => {
-      if (SAFE_METHODS.has(request.method)) return;
+    // A callback hook: it runs on every request, and most (GET) leave at once without a promise.
+    app.addHook('preValidation', (request, _reply, done) => {
+      if (SAFE_METHODS.has(request.method)) {
+        done();
+        return;
+      }
       const guard = guardFor(request, options.statefulDomains, apiSessionGuard);
-      if (guard === null) return;
+      if (guard === null) {
+        done();
+        return;
+      }
       const body = request.body as Record<string, unknown> | undefined;
       const presented =
         (body && typeof body === 'object' ? body['_token'] : undefined) ??
         request.headers['x-csrf-token'] ??
         request.headers['x-xsrf-token'];
-      if (!request.sessionOf(guard).csrfMatches(presented)) throw new CsrfError();
+      done(request.sessionOf(guard).csrfMatches(presented) ? undefined : new CsrfError());
     });
   },
   { name: 'gatehouse-csrf', dependencies: ['gatehouse-session'] },

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthConfig, UserProvider } from '../../auth/guards.ts';
-import { keptSessionRows } from '../../auth/sessions.ts';
+import { keptSessions } from '../../auth/sessions.ts';
 import { HttpSession, type SessionGuardSettings } from '../session/http-session.ts';
 
 declare module 'fastify' {
@@ -48,7 +48,7 @@ export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<strin
       config.rememberLifetimeMinutes,
     );
     app.decorate('sessionGuards', settings);
-    const readRow = keptSessionRows(app.services.database);
+    const readSession = keptSessions(app.services.database);
 
     app.decorateRequest('sessionOf', function (this: WithSessions, guard: string) {
       let sessions = this[kSessions];
@@ -62,7 +62,7 @@ export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<strin
         if (!guardSettings) throw new Error(`"${guard}" is not a session guard`);
         const provider = options.providers.get(String(options.auth.guards[guard]?.provider));
         if (!provider) throw new Error(`No provider for session guard "${guard}"`);
-        session = new HttpSession(this, app.services, provider, guardSettings, readRow);
+        session = new HttpSession(this, app.services, provider, guardSettings, readSession);
         sessions.set(guard, session);
       }
       return session;

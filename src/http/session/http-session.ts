@@ -13,7 +13,7 @@ import {
   type Session,
   type SessionData,
   type SessionLifetimes,
-  type SessionRowReader,
+  type SessionReader,
   saveSessionData,
 } from '../../auth/sessions.ts';
 import type { Services } from '../../services.ts';
@@ -32,6 +32,13 @@ export interface SessionGuardSettings {
 }
 
 const FLASH = '_flash';
+
+/**
+ * CSRF tokens of kept sessions (auth/sessions.ts keptSessions shares one frozen Session between
+ * requests): the HMAC is computed once per session, not once per page. Sound because a stored
+ * session's key is always the hash of this request's cookie id (see csrfToken()).
+ */
+const csrfTokens = new WeakMap<Session, string>();
 
 /**
  * One guard's session on one request: loaded lazily (at most once), written back only when something
@@ -55,7 +62,7 @@ export class HttpSession {
     private readonly services: Services,
     private readonly provider: UserProvider,
     readonly settings: SessionGuardSettings,
-    private readonly readRow: SessionRowReader,
+    private readonly readSession: SessionReader,
   ) {
     const presented = request.cookies[this.cookieName];
     if (isSessionId(presented)) this.#plainId = presented;
@@ -96,7 +103,7 @@ export class HttpSession {
         presented,
         this.settings.lifetimes,
         now,
-        this.readRow,
+        this.readSession,
       );
       if (this.#stored) {
         this.#data = { ...this.#stored.data };
@@ -147,7 +154,15 @@ export class HttpSession {
       this.#plainId = newSessionId();
       this.#sendIdCookie = true;
     }
-    return csrfTokenFor(this.services.config.appKey, this.settings.guard, this.#plainId);
+    // #stored, when set, was found or created under #plainId (load, #createWithFreshId, commit), and
+    // both change together (logout clears it): a token kept for it belongs to this cookie id.
+    const stored = this.#stored;
+    let token = stored === null ? undefined : csrfTokens.get(stored);
+    if (token === undefined) {
+      token = csrfTokenFor(this.services.config.appKey, this.settings.guard, this.#plainId);
+      if (stored !== null) csrfTokens.set(stored, token);
+    }
+    return token;
   }
 
   /**

@@ -9,8 +9,19 @@ export function formatDateTime(locale: string, ms: number): string {
 }
 
 export function formatDate(locale: string, ms: number): string {
-  return formatter(dateFormats, locale, { dateStyle: 'long', timeZone: 'UTC' }).format(ms);
+  // Pages show the same few dates again and again (a member-since date on every dashboard view), and
+  // formatting one costs microseconds: answers are kept, in a map cleared whenever it fills.
+  const key = `${locale}|${ms}`;
+  let text = formattedDates.get(key);
+  if (text === undefined) {
+    text = formatter(dateFormats, locale, { dateStyle: 'long', timeZone: 'UTC' }).format(ms);
+    if (formattedDates.size >= 1000) formattedDates.clear();
+    formattedDates.set(key, text);
+  }
+  return text;
 }
+
+const formattedDates = new Map<string, string>();
 
 // Building an Intl.DateTimeFormat costs far more than formatting with one (it was the largest item of
 // a /dashboard request's profile): one per locale and style, made on first use. Locales are the four

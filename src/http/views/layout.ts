@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { fixed } from './fixed.ts';
 import { csrfField } from './forms.ts';
-import { type Html, html } from './html.ts';
+import { escapeHtml, type Html, html, raw } from './html.ts';
 
 /** The signed-in web user, for the header's account links and its log-out button. */
 export interface Account {
@@ -20,54 +21,82 @@ export interface LayoutOptions {
   account?: Account | null;
 }
 
+/**
+ * The frame's text that depends only on the app and the language, escaped once (views/fixed.ts).
+ * Language links are kept as the markup around the current path, which is the only part that varies.
+ */
+const frame = fixed(({ t, locale, appName, locales }) => ({
+  appName: html`${appName}`,
+  skipToContent: html`${t('pages.skip_to_content')}`,
+  languages: html`${t('pages.language')}`,
+  account: html`${t('pages.account')}`,
+  logIn: t('pages.log_in'),
+  register: html`${t('pages.register')}`,
+  dashboard: t('pages.dashboard'),
+  profile: t('pages.profile'),
+  logOut: html`${t('pages.log_out')}`,
+  /** After `<a href="` + the path, one per language. */
+  languageLinks: locales.map(
+    (l) =>
+      html`?lang=${l}" hreflang="${l}" lang="${l}"${l === locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`
+        .value,
+  ),
+}));
+
+type Frame = ReturnType<typeof frame>;
+
 /** The page frame shared by web and admin pages: app name, language switcher, one stylesheet. */
 export function layout(request: FastifyRequest, options: LayoutOptions): Html {
-  const { appName } = request.server.services.config;
-  const t = request.t;
+  const text = frame(request);
   const path = request.url.split('?')[0] ?? '/';
   return html`<!doctype html>
 <html lang="${request.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${options.title} · ${appName}</title>
+<title>${options.title} · ${text.appName}</title>
 <link rel="stylesheet" href="/assets/app.css">
 </head>
 <body class="${options.variant ?? 'web'}">
-<a class="skip-link" href="#main">${t('pages.skip_to_content')}</a>
+<a class="skip-link" href="#main">${text.skipToContent}</a>
 <header class="topbar">
   <div class="topbar-inner">
-    <a class="brand" href="/">${BRAND_MARK}<span>${appName}</span></a>
-    ${accountNav(request, options.account, path)}
-    <nav class="langs" aria-label="${t('pages.language')}">
-      ${request.server.services.i18n.locales.map(
-        (l) =>
-          html`<a href="${path}?lang=${l}" hreflang="${l}" lang="${l}"${l === request.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
-      )}
+    <a class="brand" href="/">${BRAND_MARK}<span>${text.appName}</span></a>
+    ${accountNav(text, options.account, path)}
+    <nav class="langs" aria-label="${text.languages}">
+      ${languageLinks(text, path)}
     </nav>
   </div>
 </header>
 <main id="main">${options.body}</main>
-<footer class="site-footer">${appName}</footer>
+<footer class="site-footer">${text.appName}</footer>
 </body>
 </html>`;
 }
 
-function accountNav(request: FastifyRequest, account: Account | null | undefined, path: string): Html {
-  const t = request.t;
-  const link = (href: string, label: string) =>
-    html`<a href="${href}"${href === path ? html` aria-current="page"` : ''}>${label}</a>`;
+function languageLinks(text: Frame, path: string): Html {
+  const href = `<a href="${escapeHtml(path)}`;
+  let links = '';
+  for (const rest of text.languageLinks) links += href + rest;
+  return raw(links);
+}
+
+function navLink(href: string, label: string, path: string): Html {
+  return html`<a href="${href}"${href === path ? html` aria-current="page"` : ''}>${label}</a>`;
+}
+
+function accountNav(text: Frame, account: Account | null | undefined, path: string): Html {
   if (account === undefined) return html``;
   if (account === null) {
-    return html`<nav class="site-nav" aria-label="${t('pages.account')}">
-      ${link('/login', t('pages.log_in'))}
-      <a class="button small" href="/register">${t('pages.register')}</a>
+    return html`<nav class="site-nav" aria-label="${text.account}">
+      ${navLink('/login', text.logIn, path)}
+      <a class="button small" href="/register">${text.register}</a>
     </nav>`;
   }
-  return html`<nav class="site-nav" aria-label="${t('pages.account')}">
-      ${link('/dashboard', t('pages.dashboard'))}
-      ${link('/profile', t('pages.profile'))}
-      <form method="post" action="/logout" class="inline">${csrfField(account.csrfToken)}<button type="submit" class="link-button">${t('pages.log_out')}</button></form>
+  return html`<nav class="site-nav" aria-label="${text.account}">
+      ${navLink('/dashboard', text.dashboard, path)}
+      ${navLink('/profile', text.profile, path)}
+      <form method="post" action="/logout" class="inline">${csrfField(account.csrfToken)}<button type="submit" class="link-button">${text.logOut}</button></form>
     </nav>`;
 }
 
