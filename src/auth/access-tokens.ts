@@ -3,7 +3,7 @@ import { CachedLookup } from '../db/cached-lookup.ts';
 import type { DatabaseHandle } from '../db/connection.ts';
 import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
-import { sha256Hex, sha256Matches } from '../lib/crypto.ts';
+import { digestBytes, sha256Hex, sha256Matches } from '../lib/crypto.ts';
 import { parseAbilities } from './abilities.ts';
 import {
   deleteExpiredTokens,
@@ -88,13 +88,13 @@ export function accessTokenResolver(
     // Shared by every request that presents this token: frozen, abilities included.
     const token = toAccessToken(row, settings);
     Object.freeze(token.abilities);
-    return Object.freeze({ hash: row.token, token: Object.freeze(token) });
+    return Object.freeze({ digest: digestBytes(row.token), token: Object.freeze(token) });
   });
   return async (plain) => {
     const parsed = parsePlainToken(plain);
     if (parsed === null) return null;
     const found = await byId.get(parsed.id);
-    if (found === null || !sha256Matches(parsed.secret, found.hash)) return null;
+    if (found === null || !sha256Matches(parsed.secret, found.digest)) return null;
     const { token } = found;
     const now = clock.now();
     if (token.expiresAt !== null && token.expiresAt <= now) return null;

@@ -22,20 +22,15 @@ export interface ParsedToken {
  * (Sanctum's legacy lookup by hash) would let a client skip the id and cost us an index scan.
  */
 export function parsePlainToken(plain: string): ParsedToken | null {
-  const bar = plain.indexOf('|');
-  if (bar < 1 || bar > 10) return null;
-  const idPart = plain.slice(0, bar);
-  if (!/^[1-9][0-9]*$/.test(idPart)) return null;
-  const id = Number(idPart);
-  if (id > MAX_ID) return null;
-  const secret = plain.slice(bar + 1);
-  if (secret.length < 48 || secret.length > 80) return null;
-  const entropy = secret.slice(-48, -8);
-  const checksum = secret.slice(-8);
-  if (!/^[A-Za-z0-9]{40}$/.test(entropy) || !/^[A-Za-z0-9_-]*$/.test(secret.slice(0, -48))) return null;
-  if (crc32Hex(entropy) !== checksum) return null;
-  return { id, secret };
+  const match = PLAIN_TOKEN.exec(plain);
+  if (match === null) return null;
+  const id = Number(match[1]);
+  if (id > MAX_ID || crc32Hex(match[2]!) !== match[3]) return null;
+  return { id, secret: plain.slice(match[1]!.length + 1) };
 }
+
+/** `<id>|<prefix><40 [A-Za-z0-9]><8 hex>`: id without leading zeros, a prefix of at most 32 characters. */
+const PLAIN_TOKEN = /^([1-9][0-9]{0,9})\|[A-Za-z0-9_-]{0,32}([A-Za-z0-9]{40})([0-9a-f]{8})$/;
 
 /** Extracts the token from an `Authorization: Bearer …` header value; null when absent or not Bearer. */
 export function bearerFrom(header: string | undefined): string | null {

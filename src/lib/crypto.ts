@@ -33,14 +33,19 @@ export function crc32Hex(value: string): string {
   return crc32(value).toString(16).padStart(8, '0');
 }
 
+/** A stored hex SHA-256 digest as its 32 bytes, made once per kept row for `sha256Matches`. */
+export function digestBytes(storedHex: string): Buffer {
+  // A malformed stored value decodes short and can never match (length check below): fails closed.
+  return Buffer.from(storedHex.toLowerCase(), 'hex');
+}
+
 /**
- * Constant-time check that SHA-256(`plain`) is the stored hex digest `storedHex`. One hash where
+ * Constant-time check that SHA-256(`plain`) is the stored digest. One hash where
  * safeEqual(sha256Hex(plain), stored) spends three: both sides are digests of a fixed, public
  * length, so their bytes can be compared directly without revealing anything.
  */
-export function sha256Matches(plain: string, storedHex: string): boolean {
-  const actual = Buffer.from(hash('sha256', plain), 'latin1');
-  const stored = Buffer.from(storedHex.toLowerCase(), 'latin1');
+export function sha256Matches(plain: string, stored: Buffer): boolean {
+  const actual = hash('sha256', plain, 'buffer');
   return stored.length === actual.length && timingSafeEqual(actual, stored);
 }
 

@@ -19,13 +19,21 @@ declare module 'fastify' {
 }
 
 export function authRequest(request: FastifyRequest): AuthRequest {
-  return {
-    header: (name) => {
-      const value = request.headers[name];
-      return Array.isArray(value) ? value[0] : value;
-    },
-    session: (guard) => (request.loadSession ? request.loadSession(guard) : Promise.resolve(null)),
-  };
+  return new HttpAuthRequest(request);
+}
+
+/** The guards' view of a request. A class: its methods are shared, not two closures per request. */
+class HttpAuthRequest implements AuthRequest {
+  constructor(private readonly request: FastifyRequest) {}
+
+  header(name: string): string | undefined {
+    const value = this.request.headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  }
+
+  session(guard: string): Promise<{ readonly userId: number | null } | null> {
+    return this.request.loadSession ? this.request.loadSession(guard) : Promise.resolve(null);
+  }
 }
 
 /** Authenticates with the first guard that recognises the request; null when none does. */
