@@ -1,4 +1,4 @@
-import { crc32Hex, randomAlnum } from '../lib/crypto.ts';
+import { crc32Hex, crc32Matches, randomAlnum } from '../lib/crypto.ts';
 
 /** Largest id a token row can have (PostgreSQL `serial`); anything bigger cannot exist. */
 const MAX_ID = 2_147_483_647;
@@ -25,7 +25,7 @@ export function parsePlainToken(plain: string): ParsedToken | null {
   const match = PLAIN_TOKEN.exec(plain);
   if (match === null) return null;
   const id = Number(match[1]);
-  if (id > MAX_ID || crc32Hex(match[2]!) !== match[3]) return null;
+  if (id > MAX_ID || !crc32Matches(match[2]!, match[3]!)) return null;
   return { id, secret: plain.slice(match[1]!.length + 1) };
 }
 

@@ -33,20 +33,32 @@ export function crc32Hex(value: string): string {
   return crc32(value).toString(16).padStart(8, '0');
 }
 
-/** A stored hex SHA-256 digest as its 32 bytes, made once per kept row for `sha256Matches`. */
-export function digestBytes(storedHex: string): Buffer {
-  // A malformed stored value decodes short and can never match (length check below): fails closed.
-  return Buffer.from(storedHex.toLowerCase(), 'hex');
+/** Whether `hex` (8 lowercase hex digits) is the crc32b of `value`; no number-to-text conversion. */
+export function crc32Matches(value: string, hex: string): boolean {
+  return Number.parseInt(hex, 16) === crc32(value);
 }
 
 /**
- * Constant-time check that SHA-256(`plain`) is the stored digest. One hash where
- * safeEqual(sha256Hex(plain), stored) spends three: both sides are digests of a fixed, public
- * length, so their bytes can be compared directly without revealing anything.
+ * A stored hex SHA-256 digest as 32 bytes held in a one-byte string (made once per kept row): the
+ * form `sha256Matches` compares without allocating a Buffer per request. A malformed stored value
+ * decodes short and can never match (the length check below): it fails closed.
  */
-export function sha256Matches(plain: string, stored: Buffer): boolean {
-  const actual = hash('sha256', plain, 'buffer');
-  return stored.length === actual.length && timingSafeEqual(actual, stored);
+export function digestBytes(storedHex: string): string {
+  return Buffer.from(storedHex.toLowerCase(), 'hex').toString('latin1');
+}
+
+/**
+ * Constant-time check that SHA-256(`plain`) is the stored digest (from `digestBytes`). One hash
+ * where safeEqual(sha256Hex(plain), stored) spends three: both sides are digests of a fixed, public
+ * length, and every byte pair is compared, whatever differs first (no early exit). Even a leak here
+ * would only tell how much of a SHA-256 digest matched, which says nothing about the secret.
+ */
+export function sha256Matches(plain: string, stored: string): boolean {
+  const actual = hash('sha256', plain, 'binary');
+  if (actual.length !== stored.length) return false;
+  let difference = 0;
+  for (let i = 0; i < actual.length; i++) difference |= actual.charCodeAt(i) ^ stored.charCodeAt(i);
+  return difference === 0;
 }
 
 /**
