@@ -32,6 +32,17 @@ export function freePort(): Promise<number> {
 }
 
 /**
+ * The Node flags `npm start` gives the service (package.json, e.g. the young-generation size), so the
+ * bench measures the process users run.
+ */
+export function startFlags(): string[] {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    scripts: Record<string, string>;
+  };
+  return manifest.scripts['start']!.split(/\s+/).filter((word) => /^--(?!import\b)/.test(word));
+}
+
+/**
  * Starts `node --import tsx <script>` from the repository root and waits for its "listening on" line.
  * The child gets the parent's environment plus `env`, so REDIS_URL or HASH_CONCURRENCY reach it.
  */

@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.ts';
 import { measureHashRate } from './hash-rate.ts';
 import { type LoadCase, type Measured, round, runLoad } from './load.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
-import { ROOT, type ServerProcess, startServer, statusMb } from './processes.ts';
+import { ROOT, type ServerProcess, startFlags, startServer, statusMb } from './processes.ts';
 import { formatSummary } from './profile-summary.ts';
 import { type CaseName, caseRows, formatTable, machine, type Results } from './report.ts';
 import { floodScenario, largeDatabaseScenario, type ScenarioContext } from './scenarios.ts';
@@ -42,7 +42,10 @@ async function main(options: BenchOptions): Promise<void> {
   try {
     const bare = await startServer('bench/bare-server.ts', {});
     servers.push(bare);
-    const nodeFlags = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${resolve(options.cpuProf)}`] : [];
+    const nodeFlags = [
+      ...startFlags(),
+      ...(options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${resolve(options.cpuProf)}`] : []),
+    ];
     const service = await startServer('src/server.ts', serviceEnv, nodeFlags);
     servers.push(service);
     const token = await issueToken(service.url, user);

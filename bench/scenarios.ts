@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
 import { type LoadCase, type Measured, round, runLoad, startLoad } from './load.ts';
-import { startServer } from './processes.ts';
+import { startFlags, startServer } from './processes.ts';
 import type { BenchUser } from './seed.ts';
 import { seedLargeSqlite } from './seed-large.ts';
 
@@ -78,7 +78,11 @@ export async function largeDatabaseScenario(
     log(`seeding ${sizes.users.toLocaleString('en')} users and ${sizes.tokens.toLocaleString('en')} tokens…`);
     const seed = seedLargeSqlite(filename, { ...sizes, usable: 1000, passwordHash, progress: log });
     log(`seeded in ${seed.seconds.toFixed(1)} s`);
-    const service = await startServer('src/server.ts', { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` });
+    const service = await startServer(
+      'src/server.ts',
+      { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` },
+      startFlags(),
+    );
     try {
       const large: LoadCase = {
         name: 'bearer GET /api/user (large database)',
