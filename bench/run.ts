@@ -162,9 +162,8 @@ async function main(options: BenchOptions): Promise<void> {
       extra['large_db'] = await largeDatabaseScenario(
         context,
         serviceEnv,
-        cases['bearer GET /api/user'],
         await hasher.hash(randomBytes(12).toString('base64url')),
-        { users: options.largeUsers, tokens: options.largeTokens },
+        { users: options.largeUsers, tokens: options.largeTokens, rounds: options.rounds },
         log,
       );
     }

@@ -58,55 +58,68 @@ export async function floodScenario(
 }
 
 /**
- * Issue 7: the same bearer load on a SQLite database of `users` users and `tokens` tokens (requests
- * spread over 1,000 of them), against the small database measured just before on the running service.
+ * Issue 7: bearer GET /api/user on a SQLite database of `users` users and `tokens` tokens against a
+ * small one (1,000 of each), with the very same load: requests spread over 1,000 tokens in both, so
+ * the client does the same work and only the size of the database differs. One service per database,
+ * measured in turn, `rounds` times; the best of each counts (as for the cases).
  */
 export async function largeDatabaseScenario(
   context: ScenarioContext,
   serviceEnv: Record<string, string>,
-  smallBearer: LoadCase,
   passwordHash: string,
-  sizes: { users: number; tokens: number },
+  sizes: { users: number; tokens: number; rounds: number },
   log: (line: string) => void,
 ) {
   const folder = mkdtempSync(join(tmpdir(), 'gatehouse-bench-large-'));
-  const filename = join(folder, 'large.sqlite');
-  try {
+  const usable = 1000;
+  const seeded = async (name: string, users: number, tokens: number) => {
+    const filename = join(folder, `${name}.sqlite`);
     const handle = openDatabase({ dialect: 'sqlite', filename });
     await migrateToLatest(handle.db);
     await handle.close();
-    log(`seeding ${sizes.users.toLocaleString('en')} users and ${sizes.tokens.toLocaleString('en')} tokens…`);
-    const seed = seedLargeSqlite(filename, { ...sizes, usable: 1000, passwordHash, progress: log });
+    log(`seeding ${users.toLocaleString('en')} users and ${tokens.toLocaleString('en')} tokens…`);
+    const seed = seedLargeSqlite(filename, { users, tokens, usable, passwordHash, progress: log });
     log(`seeded in ${seed.seconds.toFixed(1)} s`);
     const service = await startServer(
       'src/server.ts',
       { ...serviceEnv, DATABASE_URL: `sqlite:${filename}` },
       startFlags(),
     );
-    try {
-      const large: LoadCase = {
-        name: 'bearer GET /api/user (large database)',
-        url: `${service.url}/api/user`,
-        rotateAuthorization: seed.authorizations,
-        server: service,
-      };
-      const small = await context.measure(smallBearer);
-      const big = await context.measure(large);
-      return {
-        users: sizes.users,
-        tokens: sizes.tokens,
-        seed_seconds: round(seed.seconds, 1),
-        file_mb: Math.round(statSync(filename).size / 2 ** 20),
-        small_rps: small.rps,
-        large_rps: big.rps,
-        large_p50_ms: big.p50_ms,
-        large_p99_ms: big.p99_ms,
-        ratio: round(big.rps / small.rps, 3),
-      };
-    } finally {
-      await service.stop();
+    const load: LoadCase = {
+      name: `bearer GET /api/user (${name} database)`,
+      url: `${service.url}/api/user`,
+      rotateAuthorization: seed.authorizations,
+      server: service,
+    };
+    return { filename, seed, service, load };
+  };
+  const services: Array<{ stop(): Promise<void> }> = [];
+  try {
+    const small = await seeded('small', usable, usable);
+    services.push(small.service);
+    const large = await seeded('large', sizes.users, sizes.tokens);
+    services.push(large.service);
+    let bestSmall: Measured | null = null;
+    let bestLarge: Measured | null = null;
+    for (let round = 0; round < sizes.rounds; round++) {
+      const s = await context.measure(small.load);
+      const l = await context.measure(large.load);
+      if (bestSmall === null || s.rps > bestSmall.rps) bestSmall = s;
+      if (bestLarge === null || l.rps > bestLarge.rps) bestLarge = l;
     }
+    return {
+      users: sizes.users,
+      tokens: sizes.tokens,
+      seed_seconds: round(large.seed.seconds, 1),
+      file_mb: Math.round(statSync(large.filename).size / 2 ** 20),
+      small_rps: bestSmall!.rps,
+      large_rps: bestLarge!.rps,
+      large_p50_ms: bestLarge!.p50_ms,
+      large_p99_ms: bestLarge!.p99_ms,
+      ratio: round(bestLarge!.rps / bestSmall!.rps, 3),
+    };
   } finally {
+    for (const service of services) await service.stop();
     rmSync(folder, { recursive: true, force: true });
   }
 }
