@@ -36,7 +36,12 @@ export function sessionGuardSettings(auth: AuthConfig, absoluteMinutes: number, 
 }
 
 async function commitAll(sessions: Iterable<HttpSession>, reply: FastifyReply): Promise<void> {
-  for (const session of sessions) await session.commit(reply);
+  for (const session of sessions) if (session.pending) await session.commit(reply);
+}
+
+function anyPending(sessions: Map<string, HttpSession>): boolean {
+  for (const session of sessions.values()) if (session.pending) return true;
+  return false;
 }
 
 export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<string, UserProvider> }>(
@@ -88,7 +93,8 @@ export const sessionPlugin = fp<{ auth: AuthConfig; providers: ReadonlyMap<strin
     // A callback hook: most API responses touch no session and must not pay for a promise.
     app.addHook('onSend', (request, reply, payload, done) => {
       const sessions = (request as WithSessions)[kSessions];
-      if (sessions === undefined) {
+      // Most responses touch no session, or read one without changing it: nothing to wait for.
+      if (sessions === undefined || !anyPending(sessions)) {
         done(null, payload);
         return;
       }

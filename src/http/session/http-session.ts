@@ -284,6 +284,11 @@ export class HttpSession {
     this.#dirty = false;
   }
 
+  /** Whether commit() has anything to write or send (most page views have not). */
+  get pending(): boolean {
+    return this.#dirty || this.#sendIdCookie || this.#sendXsrfCookie || this.#rememberOut !== undefined;
+  }
+
   /** Writes changes and cookies; runs once per request in onSend. */
   async commit(reply: FastifyReply): Promise<void> {
     const { db } = this.services.database;
