@@ -42,8 +42,11 @@ export const untracked: ChangeTracker = {
  *   read made once the event loop has taken in every request that is ready (`setImmediate` runs after
  *   the poll phase), so one read serves all the requests that arrived together, and it is made after
  *   each of them began: none can see older data than what was committed before it arrived.
- * - Other work (the outbox worker, tests): read at most once per event-loop turn, so it sees every
- *   commit made before the turn began.
+ * - Later lookups of those requests reuse that read while no other request has begun: it was made after
+ *   each of them began.
+ * - Work outside any request (nothing in the service today; tests, a plugin's timer): reuses a read of
+ *   this or the previous event-loop turn, else reads. It has no arrival to be ordered against, and it
+ *   still sees our own writes at once.
  *
  * A request that needs no lookup (/health, assets) reads nothing.
  */
