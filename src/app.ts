@@ -93,7 +93,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   app.decorate('services', services);
   // Token, user and session rows are kept between requests while the database reports no change.
   // Each request first notes that it began, so its first kept lookup checks for commits made
-  // elsewhere: it never sees older data than what was committed before it arrived (db/changes.ts).
+  // elsewhere: it never sees older data than what was committed before it arrived (db/fast-path/changes.ts).
   const { changes } = services.database;
   app.addHook('onRequest', (_request, _reply, done) => {
     changes.observe();

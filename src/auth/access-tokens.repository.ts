@@ -1,8 +1,8 @@
-import { preparedQuery } from '../db/prepared.ts';
+import { preparedQuery } from '../db/fast-path/prepared.ts';
 import type { Db } from '../db/schema.ts';
 import type { AccessTokenRow, NewAccessTokenRow } from './access-tokens.table.ts';
 
-// Every bearer request reads its token by id: compiled once (db/prepared.ts).
+// Every bearer request reads its token by id: compiled once (db/fast-path/prepared.ts).
 const tokenById = preparedQuery(
   (db, id: number) => db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id),
   0,

@@ -1,6 +1,6 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { CachedLookup } from '../db/cached-lookup.ts';
 import type { DatabaseHandle } from '../db/connection.ts';
+import { CachedLookup } from '../db/fast-path/kept-lookup.ts';
 import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { digestBytes, sha256Hex, sha256Matches } from '../lib/crypto.ts';
@@ -73,7 +73,7 @@ export async function issueAccessToken(
 /**
  * Resolves plaintext `<id>|<secret>` tokens to live tokens (null otherwise). Lookup is by primary key,
  * then a constant-time comparison of hashes, so response time does not reveal how much of a secret
- * matched. The row is kept between requests until the database reports a change (db/cached-lookup.ts):
+ * matched. The row is kept between requests until the database reports a change (db/fast-path/kept-lookup.ts):
  * a revoked token fails on the next request, in this process or any other.
  */
 export function accessTokenResolver(

@@ -1,8 +1,8 @@
-import { preparedQuery } from '../db/prepared.ts';
+import { preparedQuery } from '../db/fast-path/prepared.ts';
 import type { Db } from '../db/schema.ts';
 import type { NewSessionRow, SessionRow } from './sessions.table.ts';
 
-// Every browser request reads its session by key: compiled once (db/prepared.ts).
+// Every browser request reads its session by key: compiled once (db/fast-path/prepared.ts).
 const sessionById = preparedQuery(
   (db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id),
   '',

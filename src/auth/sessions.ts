@@ -1,5 +1,5 @@
-import { CachedLookup } from '../db/cached-lookup.ts';
 import type { DatabaseHandle } from '../db/connection.ts';
+import { CachedLookup } from '../db/fast-path/kept-lookup.ts';
 import type { Db } from '../db/schema.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import {
@@ -58,7 +58,7 @@ export type SessionReader = (key: string) => Promise<Session | undefined>;
 
 /**
  * Sessions by key for every browser request, kept between requests until the database reports a
- * change (db/cached-lookup.ts): a logout or a new session payload is a commit, seen at once. A kept
+ * change (db/fast-path/kept-lookup.ts): a logout or a new session payload is a commit, seen at once. A kept
  * session is frozen through and through (its payload is parsed once and shared between requests).
  */
 export function keptSessions(database: Pick<DatabaseHandle, 'db' | 'changes'>): SessionReader {

@@ -4,17 +4,17 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
-import { type ChangeTracker, SqliteChangeTracker, untracked } from './changes.ts';
-import { registerDirectReads } from './prepared.ts';
+import { type ChangeTracker, SqliteChangeTracker, untracked } from './fast-path/changes.ts';
+import { registerDirectReads } from './fast-path/prepared.ts';
+import { FairSqliteDialect } from './fast-path/sqlite-driver.ts';
 import type { Database } from './schema.ts';
-import { FairSqliteDialect } from './sqlite-dialect.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
-  /** Whether committed data may have changed: lets per-request lookups be kept (db/cached-lookup.ts). */
+  /** Whether committed data may have changed: lets per-request lookups be kept (db/fast-path/kept-lookup.ts). */
   readonly changes: ChangeTracker;
   /** Cheap liveness probe for /ready. */
   ping(): Promise<void>;
@@ -68,7 +68,7 @@ function openSqlite(filename: string): DatabaseHandle {
     },
   );
   const db = new Kysely<Database>({ dialect });
-  // Per-request point lookups (db/prepared.ts) run at once while no query or transaction holds the
+  // Per-request point lookups (db/fast-path/prepared.ts) run at once while no query or transaction holds the
   // connection, instead of a round trip through Kysely's executor and driver.
   registerDirectReads(db, (sql, parameters) =>
     dialect.whenIdle(() => {

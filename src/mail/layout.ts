@@ -1,11 +1,11 @@
-import { html } from '../http/views/html.ts';
 import type { Translate } from '../i18n/i18n.ts';
+import { html } from '../lib/html.ts';
 
 /**
  * The shape every Gatehouse mail shares (Laravel's MailMessage in spirit): a greeting, intro lines,
  * at most one action button, outro lines, a signature, and the raw link spelled out for clients that
  * cannot click. Rendered twice: a text part and an HTML part with inline styles only (mail clients drop
- * stylesheets). The HTML goes through the views' escaping `html` tag (a pure module, no Fastify).
+ * stylesheets). The HTML goes through the escaping `html` tag of lib/html.ts, which the pages use too.
  */
 export interface MailContent {
   readonly name?: string | undefined;

@@ -1,6 +1,6 @@
 import type { ProviderDriver, UserProvider } from '../auth/guards.ts';
-import { CachedLookup } from '../db/cached-lookup.ts';
 import type { DatabaseHandle } from '../db/connection.ts';
+import { CachedLookup } from '../db/fast-path/kept-lookup.ts';
 import { toUser, type User } from './user.ts';
 import { findUserById } from './users.repository.ts';
 

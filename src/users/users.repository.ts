@@ -1,8 +1,8 @@
-import { preparedQuery } from '../db/prepared.ts';
+import { preparedQuery } from '../db/fast-path/prepared.ts';
 import type { Db } from '../db/schema.ts';
 import type { NewUserRow, UserRow, UserUpdate } from './users.table.ts';
 
-// Every authenticated request reads its user by id: compiled once (db/prepared.ts).
+// Every authenticated request reads its user by id: compiled once (db/fast-path/prepared.ts).
 const userById = preparedQuery(
   (db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id),
   0,

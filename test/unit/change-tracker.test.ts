@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { SqliteChangeTracker } from '../../src/db/changes.ts';
+import { SqliteChangeTracker } from '../../src/db/fast-path/changes.ts';
 
 /**
  * The SQLite change tracker against a scripted `data_version`: how often it reads, and that no

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { fixed } from '../../src/http/views/fixed.ts';
-import { html } from '../../src/http/views/html.ts';
 import { createI18n, type Locale } from '../../src/i18n/i18n.ts';
+import { html } from '../../src/lib/html.ts';
 
 /** Fragments rendered once per app and language must never show one app's or language's text in another. */
 describe('fixed page fragments', () => {

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { type Html, html } from './html.ts';
+import { type Html, html } from '../../lib/html.ts';
 import { layout } from './layout.ts';
 
 export function errorPage(request: FastifyRequest, status: number, message: string): Html {

@@ -1,4 +1,4 @@
-import { type Html, html } from './html.ts';
+import { type Html, html } from '../../lib/html.ts';
 
 /**
  * Dates on pages, in the request's language. Shown in UTC (labelled so): the server does not know the

@@ -1,5 +1,5 @@
+import { type Html, html } from '../../lib/html.ts';
 import type { Errors } from '../../lib/validation.ts';
-import { type Html, html } from './html.ts';
 
 /** What a form page needs to show itself again: errors beside fields and the old input. */
 export interface FormState {

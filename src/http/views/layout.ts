@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { escapeHtml, type Html, html, raw } from '../../lib/html.ts';
 import { fixed } from './fixed.ts';
 import { csrfField } from './forms.ts';
-import { escapeHtml, type Html, html, raw } from './html.ts';
 
 /** The signed-in web user, for the header's account links and its log-out button. */
 export interface Account {

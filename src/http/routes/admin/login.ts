@@ -1,8 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { html } from '../../../lib/html.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { authRequest } from '../../plugins/auth.ts';
 import type { FormState } from '../../views/forms.ts';
-import { html } from '../../views/html.ts';
 import { loginPage } from '../../views/pages/login.ts';
 import { loginHandler } from '../web/login.ts';
 import { sendPage } from '../web/support.ts';

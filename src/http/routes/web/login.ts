@@ -1,9 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { attemptLogin } from '../../../auth/login.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
 import type { FormState } from '../../views/forms.ts';
-import { type Html, html } from '../../views/html.ts';
 import { loginPage } from '../../views/pages/login.ts';
 import { auditContext } from '../api/support.ts';
 import { formBody, redirectIfAuthenticated, safeLocalPath, sendPage, validateForm } from './support.ts';

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Html } from '../../../lib/html.ts';
 import { ValidationError } from '../../../lib/validation.ts';
 import { ForbiddenError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { authRequest } from '../../plugins/auth.ts';
 import type { FormState } from '../../views/forms.ts';
-import type { Html } from '../../views/html.ts';
 import type { Account } from '../../views/layout.ts';
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditEntry, AuditPerson } from '../../../admin/audit-log.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import { badge, emptyState, type Tone } from './components.ts';
 import { dateTime, relativeTime } from './format.ts';
 

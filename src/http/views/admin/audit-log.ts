@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { AUDIT_GROUPS, type AuditEntry, type AuditGroup } from '../../../admin/audit-log.ts';
 import type { Page } from '../../../admin/user-directory.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
-import { type Html, html } from '../html.ts';
 import { auditTable } from './audit-entries.ts';
 import { emptyState, pagination } from './components.ts';
 import { adminPage } from './shell.ts';

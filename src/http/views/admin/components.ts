@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Page } from '../../../admin/user-directory.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import { csrfField } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 
 export type Tone = 'ok' | 'warn' | 'danger' | 'muted' | 'accent';
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../../lib/html.ts';
 
 /**
  * Dates in the panel: absolute times in UTC (the server does not know the admin's time zone, and an

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Overview } from '../../../admin/overview.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import { auditTable } from './audit-entries.ts';
 import type { Flash } from './components.ts';
 import { adminPage } from './shell.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { type Html, html } from '../../../lib/html.ts';
 import { csrfField } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
 import { type Flash, flashMessage } from './components.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { UserDetail } from '../../../admin/user-directory.ts';
-import { type Html, html } from '../html.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import { auditTable } from './audit-entries.ts';
 import { actionButton, confirmAction, type Flash, listPanel } from './components.ts';
 import { dateOnly, dateTime, deviceName, relativeTime } from './format.ts';

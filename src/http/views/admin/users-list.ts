@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Page, UserListQuery } from '../../../admin/user-directory.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
-import { type Html, html } from '../html.ts';
 import { badge, emptyState, type Flash, pagination } from './components.ts';
 import { dateOnly } from './format.ts';
 import { adminPage } from './shell.ts';

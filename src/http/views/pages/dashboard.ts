@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { fixed } from '../fixed.ts';
 import { breakableEmail, formatDate } from '../format.ts';
 import { statusMessage } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
 
 /** Everything on the dashboard that is the same for every reader of one language (views/fixed.ts). */

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, input, statusMessage } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
 
 export function forgotPasswordPage(

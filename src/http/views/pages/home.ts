@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { type Html, html } from '../../../lib/html.ts';
 import { statusMessage } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { type Account, layout } from '../layout.ts';
 
 /** The welcome page: what the service is, and the way in (or back to the dashboard). */

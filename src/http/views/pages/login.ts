@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
+import { type Html, html } from '../../../lib/html.ts';
 import { checkbox, csrfField, type FormState, input, statusMessage } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { type Account, layout } from '../layout.ts';
 
 export interface LoginPageOptions {

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { AccessToken } from '../../../auth/access-tokens.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { breakableEmail, formatDateTime } from '../format.ts';
 import { statusMessage } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
 
 export interface ProfileView {

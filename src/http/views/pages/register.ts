@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { PASSWORD_MIN_LENGTH } from '../../../auth/password-policy.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, input } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
 
 export function registerPage(request: FastifyRequest, state: FormState, csrfToken: string): Html {

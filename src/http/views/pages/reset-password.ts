@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { PASSWORD_MIN_LENGTH } from '../../../auth/password-policy.ts';
+import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, input } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
 
 /** The form behind a mailed reset link; the token travels on in a hidden field, never in a log. */

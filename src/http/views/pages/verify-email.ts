@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { csrfField, statusMessage } from '../forms.ts';
-import { type Html, html } from '../html.ts';
 import { layout } from '../layout.ts';
 
 /** GET /email/verify: what to do next, and a resend button (a form: it changes state, so it needs CSRF). */

@@ -9,7 +9,7 @@ export interface CachedLookupOptions<V> {
 
 /**
  * The answers of one lookup by key (a token by id, a user by id, a session by its hash), kept while
- * the database reports no change (db/changes.ts): any commit anywhere retires every kept answer, so
+ * the database reports no change (changes.ts): any commit anywhere retires every kept answer, so
  * a hit is exactly what the database would have answered. Kept values are shared between requests
  * and must be immutable (callers freeze them).
  */
@@ -31,7 +31,7 @@ export class CachedLookup<K, V> {
 
   /**
    * A kept answer is returned as it is (no promise: this runs on every request), else loaded. A
-   * request's first lookup waits for the database's version to be read (db/changes.ts).
+   * request's first lookup waits for the database's version to be read (changes.ts).
    */
   get(key: K): V | Promise<V> {
     // Taken before the load: a write of ours that lands while it is in flight makes it unkeepable.

@@ -1,5 +1,5 @@
 import type { Compilable, CompiledQuery } from 'kysely';
-import type { Db } from './schema.ts';
+import type { Db } from '../schema.ts';
 
 /**
  * A query that is built and compiled once per database handle, then run with new parameters.

@@ -6,7 +6,7 @@ import {
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
-import { Semaphore } from '../lib/semaphore.ts';
+import { Semaphore } from '../../lib/semaphore.ts';
 
 type CompileQuery = QueryCompiler['compileQuery'];
 

@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
 import { keptSessions } from '../../src/auth/sessions.ts';
-import { CachedLookup } from '../../src/db/cached-lookup.ts';
-import { untracked } from '../../src/db/changes.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
+import { untracked } from '../../src/db/fast-path/changes.ts';
+import { CachedLookup } from '../../src/db/fast-path/kept-lookup.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { insertUserRow } from '../helpers/api.ts';
 
