@@ -1,9 +1,27 @@
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { isIP } from 'node:net';
-import { isAbsolute, join, resolve } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { parseStatefulDomain, StatefulDomainError } from './auth/stateful-domains.ts';
+import { appKey } from './config/app-key.ts';
+import {
+  database,
+  headerSafe,
+  integer,
+  localPath,
+  mailAddress,
+  nullableInteger,
+  oneOf,
+  redisPrefix,
+  redisUrl,
+  resolvePath,
+  statefulDomains,
+  tokenPrefix,
+  trustProxy,
+  url,
+} from './config/parsers.ts';
+import { SUPPORTED_LOCALES } from './i18n/locales.ts';
+import { deepFreeze } from './lib/deep-freeze.ts';
+
+export { ConfigError } from './config/parsers.ts';
 
 /** The whole service configuration: read once from the environment, validated, frozen. */
 export interface Config {
@@ -66,18 +84,7 @@ export interface MailConfig {
   readonly encryption: 'tls' | 'starttls' | 'none';
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`Invalid configuration: ${variable} ${detail}`);
-  }
-}
-
 type Env = Record<string, string | undefined>;
-
-const SUPPORTED_LOCALES = ['en', 'de', 'fr', 'es'];
 
 /**
  * Reads `.env` from `cwd` (real environment variables win), validates every value and returns a frozen Config.
@@ -163,206 +170,4 @@ export function loadConfig(
   // key file (and no "generated a key" warning) is left behind.
   const config: Config = { ...settings, appKey: appKey(read('APP_KEY'), storagePath) };
   return deepFreeze(config);
-}
-
-type Reader = (name: string) => string | undefined;
-
-function integer(
-  read: Reader,
-  name: string,
-  fallback: number,
-  min = 0,
-  max = Number.MAX_SAFE_INTEGER,
-): number {
-  const raw = read(name);
-  if (raw === undefined) return fallback;
-  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number (got "${raw}")`);
-  const value = Number(raw);
-  if (value < min || value > max)
-    throw new ConfigError(name, `must be between ${min} and ${max} (got ${raw})`);
-  return value;
-}
-
-function nullableInteger(read: Reader, name: string, fallback: number, present: boolean): number | null {
-  const raw = read(name);
-  // Set but empty means "never", like `null`; unset means the default.
-  if (raw === undefined) return present ? null : fallback;
-  if (raw.toLowerCase() === 'null') return null;
-  return integer(read, name, fallback, 1);
-}
-
-function trustProxy(raw: string | undefined): false | number | string {
-  const value = raw?.toLowerCase();
-  if (value === undefined || ['0', 'false', 'no', 'off'].includes(value)) return false;
-  if (['true', 'yes', 'on'].includes(value)) return 1;
-  if (/^\d{1,2}$/.test(value)) return Number(value);
-  const entries = value.split(',').map((entry) => entry.trim());
-  const valid = (entry: string) => {
-    const [address = '', bits, extra] = entry.split('/');
-    const family = isIP(address);
-    const maxBits = family === 4 ? 32 : 128;
-    return (
-      family !== 0 &&
-      extra === undefined &&
-      (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits))
-    );
-  };
-  if (!entries.every(valid)) {
-    throw new ConfigError(
-      'TRUST_PROXY',
-      `must be true/false, a number of proxy hops, or proxy addresses/CIDRs (got "${raw}")`,
-    );
-  }
-  return entries.join(',');
-}
-
-function oneOf<T extends string>(read: Reader, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = read(name);
-  if (raw === undefined) return fallback;
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
-  }
-  return raw as T;
-}
-
-function url(read: Reader, name: string, fallback: string): string {
-  const raw = read(name) ?? fallback;
-  let parsed: URL;
-  try {
-    parsed = new URL(raw);
-  } catch {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
-  }
-  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
-}
-
-function database(raw: string, cwd: string): DatabaseConfig {
-  if (raw === 'sqlite::memory:') return { dialect: 'sqlite', filename: ':memory:' };
-  if (raw.startsWith('sqlite:')) {
-    const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (path === '') throw new ConfigError('DATABASE_URL', 'must name a file after sqlite: (got "sqlite:")');
-    return { dialect: 'sqlite', filename: resolvePath(cwd, path) };
-  }
-  if (/^postgres(ql)?:\/\//.test(raw)) {
-    let parsed: URL;
-    try {
-      parsed = new URL(raw);
-    } catch {
-      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
-    }
-    // pg would silently fall back to localhost and the OS user's database: name the server or socket.
-    if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
-      throw new ConfigError('DATABASE_URL', 'must name a host: postgres://user@host:port/database');
-    }
-    return { dialect: 'postgres', url: raw };
-  }
-  throw new ConfigError(
-    'DATABASE_URL',
-    `must be sqlite:PATH, sqlite::memory: or postgres://… (got "${raw}")`,
-  );
-}
-
-function redisUrl(raw: string | undefined): string | null {
-  if (raw === undefined) return null;
-  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('REDIS_URL', `must start with redis:// or rediss://`);
-  return raw;
-}
-
-function redisPrefix(raw: string | undefined): string {
-  if (raw === undefined) return 'gatehouse:';
-  if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(raw)) {
-    throw new ConfigError('REDIS_PREFIX', 'may hold only letters, digits, _ : . and - (at most 64)');
-  }
-  return raw;
-}
-
-function tokenPrefix(raw: string | undefined): string {
-  if (raw === undefined) return '';
-  if (!/^[A-Za-z0-9_-]{1,32}$/.test(raw)) {
-    throw new ConfigError('TOKEN_PREFIX', 'may hold only letters, digits, _ and - (at most 32)');
-  }
-  return raw;
-}
-
-function statefulDomains(raw: string | undefined, appHost: string): string[] {
-  const base = raw ?? 'localhost,localhost:3000,127.0.0.1,127.0.0.1:8000,::1';
-  const hosts = base
-    .split(',')
-    .map((h) => h.trim().toLowerCase())
-    .filter(Boolean);
-  // Like Sanctum's default, the application's own host always counts as first-party — unless it is
-  // the placeholder of PORT=0 (a port picked at listen time), which no browser origin can carry.
-  if (raw === undefined && !appHost.endsWith(':0')) hosts.push(appHost.toLowerCase());
-  for (const host of hosts) {
-    // A typo here would silently never match (or match too much): refuse to start instead.
-    try {
-      parseStatefulDomain(host);
-    } catch (error) {
-      if (!(error instanceof StatefulDomainError)) throw error;
-      throw new ConfigError('SANCTUM_STATEFUL_DOMAINS', error.message);
-    }
-  }
-  return [...new Set(hosts)];
-}
-
-function localPath(raw: string): string {
-  // Only same-site absolute paths: "//evil" and "/\evil" would be read by browsers as another host.
-  if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) {
-    throw new ConfigError('LOGIN_REDIRECT', `must be a path starting with / (got "${raw}")`);
-  }
-  return raw;
-}
-
-function mailAddress(raw: string): string {
-  if (/[\r\n<>,;\s]/.test(raw) || !/^[^@]+@[^@]+$/.test(raw)) {
-    throw new ConfigError('MAIL_FROM_ADDRESS', `must be a plain e-mail address (got "${raw}")`);
-  }
-  return raw;
-}
-
-function headerSafe(name: string, raw: string): string {
-  if (/[\r\n]/.test(raw)) throw new ConfigError(name, 'must not contain line breaks');
-  return raw;
-}
-
-function resolvePath(cwd: string, path: string): string {
-  return isAbsolute(path) ? path : resolve(cwd, path);
-}
-
-/**
- * APP_KEY signs verification links and CSRF tokens. When unset, a 256-bit key is generated once into
- * storage/app.key (mode 0600) so that restarts keep links and sessions valid.
- */
-function appKey(raw: string | undefined, storagePath: string): Buffer {
-  if (raw !== undefined) {
-    const key = raw.startsWith('base64:') ? Buffer.from(raw.slice(7), 'base64') : Buffer.from(raw, 'utf8');
-    if (key.length < 32)
-      throw new ConfigError('APP_KEY', 'must hold at least 32 bytes (use base64:<44 chars>)');
-    return key;
-  }
-  const file = join(storagePath, 'app.key');
-  if (existsSync(file)) {
-    const stored = readFileSync(file, 'utf8').trim();
-    const key = Buffer.from(stored.replace(/^base64:/, ''), 'base64');
-    if (key.length < 32)
-      throw new ConfigError('APP_KEY', `in ${file} is too short; delete the file to regenerate`);
-    return key;
-  }
-  mkdirSync(storagePath, { recursive: true });
-  const key = randomBytes(32);
-  writeFileSync(file, `base64:${key.toString('base64')}\n`, { mode: 0o600 });
-  chmodSync(file, 0o600);
-  process.emitWarning(`APP_KEY is not set; generated a new key into ${file}`, { code: 'GATEHOUSE_APP_KEY' });
-  return key;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
 }

@@ -1,5 +1,5 @@
 import type { I18n } from '../i18n/i18n.ts';
-import { asLocale } from '../i18n/i18n.ts';
+import { asLocale } from '../i18n/locales.ts';
 import { type Brand, type MailContent, renderHtml, renderText } from './layout.ts';
 import { checkMessage, type MailKind, type MailMessage, safeDisplayName } from './message.ts';
 

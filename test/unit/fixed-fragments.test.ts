@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
 import { fixed } from '../../src/http/views/fixed.ts';
-import { createI18n, type Locale } from '../../src/i18n/i18n.ts';
+import { createI18n } from '../../src/i18n/i18n.ts';
+import type { Locale } from '../../src/i18n/locales.ts';
 import { html } from '../../src/lib/html.ts';
 
 /** Fragments rendered once per app and language must never show one app's or language's text in another. */

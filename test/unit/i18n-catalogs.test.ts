@@ -3,7 +3,8 @@ import { readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createI18n, loadCatalog, negotiateLocale, SUPPORTED_LOCALES } from '../../src/i18n/i18n.ts';
+import { createI18n, loadCatalog } from '../../src/i18n/i18n.ts';
+import { negotiateLocale, SUPPORTED_LOCALES } from '../../src/i18n/locales.ts';
 
 /**
  * Every group file of every locale (auth, http, validation, pages, mail, admin, … — whatever exists in

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import i18next from 'i18next';
-import { createI18n, loadCatalog, SUPPORTED_LOCALES } from '../../src/i18n/i18n.ts';
+import { createI18n, loadCatalog } from '../../src/i18n/i18n.ts';
+import { SUPPORTED_LOCALES } from '../../src/i18n/locales.ts';
 
 // createI18n's translators memoise texts and fill simple {{name}} placeholders themselves (i18next's
 // interpolation was the costliest part of a page). The output must be exactly i18next's, for every

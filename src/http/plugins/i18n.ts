@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { asLocale, type Locale, negotiateLocale, type Translate } from '../../i18n/i18n.ts';
+import type { Translate } from '../../i18n/i18n.ts';
+import { asLocale, type Locale, negotiateLocale } from '../../i18n/locales.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

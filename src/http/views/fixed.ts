@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Locale, Translate } from '../../i18n/i18n.ts';
+import type { Translate } from '../../i18n/i18n.ts';
+import type { Locale } from '../../i18n/locales.ts';
 import type { Html } from '../../lib/html.ts';
 
 /** All a fixed fragment may depend on: the app and the language, never the request. */

@@ -1,0 +1,187 @@
+import { isIP } from 'node:net';
+import { isAbsolute, resolve } from 'node:path';
+import { parseStatefulDomain, StatefulDomainError } from '../auth/stateful-domains.ts';
+import type { DatabaseConfig } from '../config.ts';
+
+/** A bad value: the start stops with one line naming the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${detail}`);
+  }
+}
+
+/** Reads one variable: trimmed, undefined when unset or empty. */
+export type Reader = (name: string) => string | undefined;
+
+export function integer(
+  read: Reader,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
+  const raw = read(name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number (got "${raw}")`);
+  const value = Number(raw);
+  if (value < min || value > max)
+    throw new ConfigError(name, `must be between ${min} and ${max} (got ${raw})`);
+  return value;
+}
+
+export function nullableInteger(
+  read: Reader,
+  name: string,
+  fallback: number,
+  present: boolean,
+): number | null {
+  const raw = read(name);
+  // Set but empty means "never", like `null`; unset means the default.
+  if (raw === undefined) return present ? null : fallback;
+  if (raw.toLowerCase() === 'null') return null;
+  return integer(read, name, fallback, 1);
+}
+
+export function trustProxy(raw: string | undefined): false | number | string {
+  const value = raw?.toLowerCase();
+  if (value === undefined || ['0', 'false', 'no', 'off'].includes(value)) return false;
+  if (['true', 'yes', 'on'].includes(value)) return 1;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  const valid = (entry: string) => {
+    const [address = '', bits, extra] = entry.split('/');
+    const family = isIP(address);
+    const maxBits = family === 4 ? 32 : 128;
+    return (
+      family !== 0 &&
+      extra === undefined &&
+      (bits === undefined || (/^\d+$/.test(bits) && Number(bits) <= maxBits))
+    );
+  };
+  if (!entries.every(valid)) {
+    throw new ConfigError(
+      'TRUST_PROXY',
+      `must be true/false, a number of proxy hops, or proxy addresses/CIDRs (got "${raw}")`,
+    );
+  }
+  return entries.join(',');
+}
+
+export function oneOf<T extends string>(read: Reader, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(name);
+  if (raw === undefined) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${raw}")`);
+  }
+  return raw as T;
+}
+
+export function url(read: Reader, name: string, fallback: string): string {
+  const raw = read(name) ?? fallback;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${raw}")`);
+  }
+  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+}
+
+export function database(raw: string, cwd: string): DatabaseConfig {
+  if (raw === 'sqlite::memory:') return { dialect: 'sqlite', filename: ':memory:' };
+  if (raw.startsWith('sqlite:')) {
+    const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') throw new ConfigError('DATABASE_URL', 'must name a file after sqlite: (got "sqlite:")');
+    return { dialect: 'sqlite', filename: resolvePath(cwd, path) };
+  }
+  if (/^postgres(ql)?:\/\//.test(raw)) {
+    let parsed: URL;
+    try {
+      parsed = new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    // pg would silently fall back to localhost and the OS user's database: name the server or socket.
+    if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
+      throw new ConfigError('DATABASE_URL', 'must name a host: postgres://user@host:port/database');
+    }
+    return { dialect: 'postgres', url: raw };
+  }
+  throw new ConfigError(
+    'DATABASE_URL',
+    `must be sqlite:PATH, sqlite::memory: or postgres://… (got "${raw}")`,
+  );
+}
+
+export function redisUrl(raw: string | undefined): string | null {
+  if (raw === undefined) return null;
+  if (!/^rediss?:\/\//.test(raw)) throw new ConfigError('REDIS_URL', `must start with redis:// or rediss://`);
+  return raw;
+}
+
+export function redisPrefix(raw: string | undefined): string {
+  if (raw === undefined) return 'gatehouse:';
+  if (!/^[A-Za-z0-9_:.-]{1,64}$/.test(raw)) {
+    throw new ConfigError('REDIS_PREFIX', 'may hold only letters, digits, _ : . and - (at most 64)');
+  }
+  return raw;
+}
+
+export function tokenPrefix(raw: string | undefined): string {
+  if (raw === undefined) return '';
+  if (!/^[A-Za-z0-9_-]{1,32}$/.test(raw)) {
+    throw new ConfigError('TOKEN_PREFIX', 'may hold only letters, digits, _ and - (at most 32)');
+  }
+  return raw;
+}
+
+export function statefulDomains(raw: string | undefined, appHost: string): string[] {
+  const base = raw ?? 'localhost,localhost:3000,127.0.0.1,127.0.0.1:8000,::1';
+  const hosts = base
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  // Like Sanctum's default, the application's own host always counts as first-party — unless it is
+  // the placeholder of PORT=0 (a port picked at listen time), which no browser origin can carry.
+  if (raw === undefined && !appHost.endsWith(':0')) hosts.push(appHost.toLowerCase());
+  for (const host of hosts) {
+    // A typo here would silently never match (or match too much): refuse to start instead.
+    try {
+      parseStatefulDomain(host);
+    } catch (error) {
+      if (!(error instanceof StatefulDomainError)) throw error;
+      throw new ConfigError('SANCTUM_STATEFUL_DOMAINS', error.message);
+    }
+  }
+  return [...new Set(hosts)];
+}
+
+export function localPath(raw: string): string {
+  // Only same-site absolute paths: "//evil" and "/\evil" would be read by browsers as another host.
+  if (!raw.startsWith('/') || raw.startsWith('//') || raw.startsWith('/\\')) {
+    throw new ConfigError('LOGIN_REDIRECT', `must be a path starting with / (got "${raw}")`);
+  }
+  return raw;
+}
+
+export function mailAddress(raw: string): string {
+  if (/[\r\n<>,;\s]/.test(raw) || !/^[^@]+@[^@]+$/.test(raw)) {
+    throw new ConfigError('MAIL_FROM_ADDRESS', `must be a plain e-mail address (got "${raw}")`);
+  }
+  return raw;
+}
+
+export function headerSafe(name: string, raw: string): string {
+  if (/[\r\n]/.test(raw)) throw new ConfigError(name, 'must not contain line breaks');
+  return raw;
+}
+
+export function resolvePath(cwd: string, path: string): string {
+  return isAbsolute(path) ? path : resolve(cwd, path);
+}
