@@ -2,8 +2,7 @@
 // serialised through the same response schema. The service's ratio to it is the cost of everything
 // Gatehouse adds (plugins, guards, the database), not of Fastify or JSON.
 import Fastify from 'fastify';
-import { userSchema } from '../src/http/routes/api/user.ts';
-import { toPublicUser } from '../src/users/user.ts';
+import { toPublicUser, userSchema } from '../src/http/routes/api/json.ts';
 
 const now = Date.now();
 const user = toPublicUser({

@@ -1,34 +1,29 @@
 import { Redis } from 'ioredis';
-import type { AccessTokenSettings } from './auth/access-tokens.ts';
+import { createAdmin, type NewAdminInput } from './admin/create-admin.ts';
+import { loadOverview } from './admin/overview.ts';
+import { loadUserDetail } from './admin/user-directory.ts';
+import type { AuditContext } from './audit/audit.ts';
+import { accessTokenSettings, tokenFinder } from './auth/access-tokens.ts';
+import { authConfig } from './auth/auth.config.ts';
+import { createAuthService, type Lookups } from './auth/auth.service.ts';
+import type { AuthConfig, GuardDriver, ProviderDriver } from './auth/guards.ts';
 import { createPasswordHasher, type PasswordHasher } from './auth/passwords.ts';
 import { memoryRateLimitStore, redisRateLimitStore } from './auth/rate-limit-stores.ts';
 import { RateLimiter } from './auth/rate-limiter.ts';
+import { sessionFinder } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
-import { createI18n, type I18n } from './i18n/i18n.ts';
+import { keptLookup } from './db/fast-path/kept-lookup.ts';
+import { createI18n } from './i18n/i18n.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createMailer } from './mail/mailer.ts';
+import { createMailing } from './mail/mailing.ts';
 import type { OutboxSettings } from './mail/outbox.ts';
 import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
-
-/** Everything the HTTP layer and the CLI need, built once from the config (the composition root). */
-export interface Services {
-  readonly config: Config;
-  readonly database: DatabaseHandle;
-  readonly redis: Redis | null;
-  readonly clock: Clock;
-  readonly hasher: PasswordHasher;
-  readonly limiter: RateLimiter;
-  readonly i18n: I18n;
-  readonly tokens: AccessTokenSettings;
-  /** The configured mailer (MAIL_MAILER); only the outbox worker and `mail:test` send through it. */
-  readonly mailer: Transport;
-  /** Durable mail queue: use cases enqueue in their transaction; server.ts starts the worker. */
-  readonly outbox: OutboxWorker;
-  close(): Promise<void>;
-}
+import { type RegistrationInput, registerUser } from './users/registration.ts';
+import { userFinder } from './users/user-provider.ts';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -36,43 +31,113 @@ export interface ServiceOverrides {
   database?: DatabaseHandle;
   mailer?: Transport;
   outbox?: Partial<OutboxSettings>;
+  /** Replaces the guard/provider configuration (auth/auth.config.ts). */
+  authConfig?: AuthConfig;
+  /** Extra guard and provider drivers, for guards the built-in drivers do not cover. */
+  guardDrivers?: Record<string, GuardDriver>;
+  providerDrivers?: Record<string, ProviderDriver>;
 }
 
-export function createServices(config: Config, overrides: ServiceOverrides = {}): Services {
+/** A session is kept only while small (a guest can grow one with a long intended URL or user agent). */
+const KEPT_SESSION_MAX_CHARS = 2560;
+
+/**
+ * The composition root: everything the HTTP layer and the CLI use, built once from the config. Use
+ * cases get their dependencies here, and only here; the per-request lookups are wrapped here, once,
+ * with the fast path of db/fast-path/ (kept answers on SQLite, plain reads elsewhere).
+ */
+export function createServices(config: Config, overrides: ServiceOverrides = {}) {
   const clock = overrides.clock ?? systemClock;
   const database = overrides.database ?? openDatabase(config.database);
+  const { db } = database;
+  // Connected on first use: a CLI command that never touches Redis never opens a connection.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { lazyConnect: false, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
     : null;
   // Without a listener ioredis would crash the process on a connection error; /ready reports it instead.
   redis?.on('error', () => {});
   const store = redis ? redisRateLimitStore(redis, `${config.redisPrefix}rl:`) : memoryRateLimitStore(clock);
+  const limiter = new RateLimiter(store);
+  const hasher = overrides.hasher ?? createPasswordHasher(config.hashConcurrency);
+  const i18n = createI18n(config.locale, config.fallbackLocale);
   const mailer = overrides.mailer ?? createMailer(config, () => outbox.log);
+  // Durable mail queue: use cases enqueue in their transaction; server.ts starts the worker.
   const outbox: OutboxWorker = new OutboxWorker({
-    db: database.db,
+    db,
     dialect: database.dialect,
     transport: mailer,
     cipher: createPayloadCipher(config.appKey),
     clock,
     settings: overrides.outbox,
   });
+  const mailing = createMailing(config, i18n, outbox);
+
+  // Every authenticated request reads its token, user and session by key: kept while the database
+  // reports no change (a revocation, a disabled account or a logout is a commit, seen at once).
+  const lookups: Lookups = {
+    findToken: keptLookup(database.changes, tokenFinder(db, accessTokenSettings(config))),
+    findUser: keptLookup(database.changes, userFinder(db)),
+    findSession: keptLookup(database.changes, sessionFinder(db), { maxChars: KEPT_SESSION_MAX_CHARS }),
+  };
+  const auth = createAuthService({
+    config,
+    authConfig: overrides.authConfig ?? authConfig(config),
+    db,
+    clock,
+    hasher,
+    limiter,
+    mailing,
+    lookups,
+    guardDrivers: overrides.guardDrivers,
+    providerDrivers: overrides.providerDrivers,
+  });
+
   return {
     config,
     database,
     redis,
     clock,
-    hasher: overrides.hasher ?? createPasswordHasher(config.hashConcurrency),
-    limiter: new RateLimiter(store),
-    i18n: createI18n(config.locale, config.fallbackLocale),
-    tokens: { expirationMinutes: config.tokenExpirationMinutes, prefix: config.tokenPrefix },
+    hasher,
+    limiter,
+    i18n,
+    /** The configured mailer (MAIL_MAILER); only the outbox worker and `mail:test` send through it. */
     mailer,
     outbox,
+    mailing,
+    auth,
+    users: {
+      /** Registration; the verification mail is queued in its transaction. */
+      register: (input: RegistrationInput, audit: AuditContext) =>
+        registerUser(db, hasher, input, audit, { afterCreate: auth.verification.queue }),
+    },
+    admin: {
+      overview: (now: number) =>
+        loadOverview(
+          db,
+          { tokenExpirationMinutes: config.tokenExpirationMinutes, sessionLifetimes: auth.sessionLifetimes },
+          now,
+        ),
+      userDetail: (userId: number, now: number) =>
+        loadUserDetail(
+          db,
+          { tokens: auth.tokens.settings, webSessions: auth.lifetimesOf('web') },
+          userId,
+          now,
+        ),
+      /** The seed admin (make:admin): mails in APP_LOCALE, since no request gives a language. */
+      create: (input: NewAdminInput, audit: AuditContext) =>
+        createAdmin({ db, hasher, canAccessPanel: auth.canAccessPanel, locale: config.locale }, input, audit),
+    },
     async close() {
       // First: the worker may be writing a delivery result, which needs the database.
       await outbox.stop();
+      mailer.close();
       await store.close();
-      if (redis) await redis.quit().catch(() => redis.disconnect());
+      if (redis?.status === 'wait') redis.disconnect();
+      else if (redis) await redis.quit().catch(() => redis.disconnect());
       if (!overrides.database) await database.close();
     },
   };
 }
+
+export type Services = ReturnType<typeof createServices>;

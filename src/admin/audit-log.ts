@@ -1,5 +1,9 @@
 import type { AuditEvent } from '../audit/audit.ts';
 import type { Db } from '../db/schema.ts';
+import { isEmail } from '../lib/validation.ts';
+import { normaliseEmail, toUser, type User } from '../users/user.ts';
+import { findUserByEmail, findUserById } from '../users/users.repository.ts';
+import { fetchPage, type Page, toPage } from './paging.ts';
 
 /** Event groups offered as a filter on the audit page; the names are the audit_log.event values. */
 export const AUDIT_GROUPS = {
@@ -106,6 +110,50 @@ export async function listAuditEntries(
     createdAt: row.created_at,
   }));
   return { entries, total: Number(count.n) };
+}
+
+export interface AuditBrowseQuery {
+  /** What was typed in the user box: an id ("42" or "#42") or an e-mail address; '' for everyone. */
+  readonly userInput: string;
+  readonly group: AuditGroup | null;
+  readonly page: number;
+}
+
+/**
+ * The audit page: entries newest first, of the user the box names (where they acted or were acted
+ * upon) and of a group of events. A box naming nobody shows no entries, never everyone's.
+ */
+export async function browseAuditLog(
+  db: Db,
+  query: AuditBrowseQuery,
+  pageSize: number,
+): Promise<{ user: User | null; page: Page<AuditEntry> }> {
+  const user = await findNamedUser(db, query.userInput);
+  if (query.userInput !== '' && user === null) return { user, page: toPage([], 0, query.page, pageSize) };
+  const page = await fetchPage(
+    async (limit, offset) => {
+      const { entries, total } = await listAuditEntries(db, {
+        ...(user ? { userId: user.id } : {}),
+        ...(query.group ? { group: query.group } : {}),
+        limit,
+        offset,
+      });
+      return { items: entries, total };
+    },
+    query.page,
+    pageSize,
+  );
+  return { user, page };
+}
+
+async function findNamedUser(db: Db, input: string): Promise<User | null> {
+  const id = /^#?(\d{1,9})$/.exec(input)?.[1];
+  const row = id
+    ? await findUserById(db, Number(id))
+    : isEmail(input)
+      ? await findUserByEmail(db, normaliseEmail(input))
+      : undefined;
+  return row ? toUser(row) : null;
 }
 
 /** How many entries of a group since a time (the overview's "sign-ins in the last 24 hours"). */

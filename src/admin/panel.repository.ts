@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/schema.ts';
+import { setEmailVerified } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.table.ts';
 
 /** The flag changes the panel makes; each is written only when it changes something. */
@@ -12,10 +13,9 @@ export async function setUserFlag(
   flag: UserFlagChange,
   now: number,
 ): Promise<boolean> {
+  if ('verify' in flag) return setEmailVerified(db, userId, now);
   let query = db.updateTable('users').where('id', '=', userId);
-  if ('verify' in flag) {
-    query = query.set({ email_verified_at: now, updated_at: now }).where('email_verified_at', 'is', null);
-  } else if ('disabled' in flag) {
+  if ('disabled' in flag) {
     query = flag.disabled
       ? query.set({ disabled_at: now, updated_at: now }).where('disabled_at', 'is', null)
       : query.set({ disabled_at: null, updated_at: now }).where('disabled_at', 'is not', null);
@@ -32,20 +32,17 @@ export async function userExists(db: Db, userId: number): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Deletes one session, only if it belongs to that user and guard (an id from a form proves nothing). */
-export async function deleteUserSession(
-  db: Db,
-  userId: number,
-  guard: string,
-  key: string,
-): Promise<boolean> {
-  const result = await db
-    .deleteFrom('sessions')
-    .where('id', '=', key)
-    .where('user_id', '=', userId)
-    .where('guard', '=', guard)
-    .executeTakeFirst();
-  return result.numDeletedRows > 0n;
+/** The overview's head counts: every user, and those verified, disabled and with the panel flag. */
+export async function countUsersByState(db: Db) {
+  const users = db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n'));
+  const count = (row: { n: number | string | bigint } | undefined) => Number(row?.n ?? 0);
+  const [all, verified, disabled, panel] = await Promise.all([
+    users.executeTakeFirst(),
+    users.where('email_verified_at', 'is not', null).executeTakeFirst(),
+    users.where('disabled_at', 'is not', null).executeTakeFirst(),
+    users.where('can_access_panel', '=', 1).executeTakeFirst(),
+  ]);
+  return { all: count(all), verified: count(verified), disabled: count(disabled), panel: count(panel) };
 }
 
 export interface UserSearch {

@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { deleteTokens } from '../auth/access-tokens.repository.ts';
 import { revokeRememberTokens } from '../auth/remember-me.ts';
+import { deleteSessionOfUser } from '../auth/sessions.repository.ts';
 import { destroyUserSessions } from '../auth/sessions.ts';
 import type { Database } from '../db/schema.ts';
-import { deleteUserSession } from './panel.repository.ts';
 
 /**
  * Revoking a user's API tokens and ending their web sessions from the panel. Deletion is the
@@ -36,7 +36,7 @@ export function revokeAllUserTokens(db: Kysely<Database>, userId: number, audit:
  */
 export function endUserSession(db: Kysely<Database>, userId: number, key: string, audit: AuditContext) {
   return db.transaction().execute(async (trx) => {
-    const ended = await deleteUserSession(trx, userId, 'web', key);
+    const ended = await deleteSessionOfUser(trx, userId, 'web', key);
     if (ended) await recordAudit(trx, 'admin.session.ended', audit, userId, { scope: 'one' });
     return ended ? 1 : 0;
   });

@@ -1,6 +1,8 @@
+import type { ExpressionBuilder } from 'kysely';
 import { preparedQuery } from '../db/fast-path/prepared.ts';
-import type { Db } from '../db/schema.ts';
+import type { Database, Db } from '../db/schema.ts';
 import type { AccessTokenRow, NewAccessTokenRow } from './access-tokens.table.ts';
+import type { TokenCutoffs } from './token-lifetime.ts';
 
 // Every bearer request reads its token by id: compiled once (db/fast-path/prepared.ts).
 const tokenById = preparedQuery(
@@ -47,17 +49,33 @@ export async function deleteTokens(
   return Number(result.numDeletedRows);
 }
 
-export async function deleteExpiredTokens(
-  db: Db,
-  now: number,
-  createdBefore: number | null,
-): Promise<number> {
+/** The token-lifetime rule (token-lifetime.ts) in SQL: the token would authenticate at `cutoffs.now`. */
+function live(eb: ExpressionBuilder<Database, 'personal_access_tokens'>, cutoffs: TokenCutoffs) {
+  const ownExpiry = eb.or([
+    eb('personal_access_tokens.expires_at', 'is', null),
+    eb('personal_access_tokens.expires_at', '>', cutoffs.now),
+  ]);
+  return cutoffs.createdAfter === null
+    ? ownExpiry
+    : eb.and([ownExpiry, eb('personal_access_tokens.created_at', '>', cutoffs.createdAfter)]);
+}
+
+export async function deleteExpiredTokens(db: Db, cutoffs: TokenCutoffs): Promise<number> {
   const result = await db
     .deleteFrom('personal_access_tokens')
-    .where((eb) => {
-      const expired = eb('expires_at', '<=', now);
-      return createdBefore === null ? expired : eb.or([expired, eb('created_at', '<=', createdBefore)]);
-    })
+    .where((eb) => eb.not(live(eb, cutoffs)))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Tokens that would authenticate now: live, and their owner not disabled. */
+export async function countLiveTokens(db: Db, cutoffs: TokenCutoffs): Promise<number> {
+  const row = await db
+    .selectFrom('personal_access_tokens')
+    .innerJoin('users', 'users.id', 'personal_access_tokens.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('users.disabled_at', 'is', null)
+    .where((eb) => live(eb, cutoffs))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

@@ -1,9 +1,8 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { DatabaseHandle } from '../db/connection.ts';
-import { CachedLookup } from '../db/fast-path/kept-lookup.ts';
+import type { Config } from '../config.ts';
 import type { Db } from '../db/schema.ts';
-import type { Clock } from '../lib/clock.ts';
-import { digestBytes, sha256Hex, sha256Matches } from '../lib/crypto.ts';
+import { type Clock, MINUTE } from '../lib/clock.ts';
+import { sha256Hex, sha256Matches } from '../lib/crypto.ts';
 import { parseAbilities } from './abilities.ts';
 import {
   deleteExpiredTokens,
@@ -15,11 +14,16 @@ import {
 } from './access-tokens.repository.ts';
 import type { AccessTokenRow } from './access-tokens.table.ts';
 import { generateSecret, parsePlainToken } from './token-format.ts';
+import { isTokenLive, tokenCutoffs, tokenExpiresAt } from './token-lifetime.ts';
 
 export interface AccessTokenSettings {
-  /** TOKEN_EXPIRATION: minutes from creation, null = never. Read at check time, like Sanctum. */
+  /** TOKEN_EXPIRATION: minutes from creation, null = never. */
   readonly expirationMinutes: number | null;
   readonly prefix: string;
+}
+
+export function accessTokenSettings(config: Pick<Config, 'tokenExpirationMinutes' | 'tokenPrefix'>) {
+  return { expirationMinutes: config.tokenExpirationMinutes, prefix: config.tokenPrefix };
 }
 
 export interface AccessToken {
@@ -28,12 +32,20 @@ export interface AccessToken {
   readonly name: string;
   readonly abilities: readonly string[];
   readonly lastUsedAt: number | null;
-  /** The effective expiry: the earlier of the per-token expiry and creation + TOKEN_EXPIRATION. */
+  /** The effective expiry (token-lifetime.ts); null = never. */
   readonly expiresAt: number | null;
   readonly createdAt: number;
 }
 
-const MINUTE = 60_000;
+/** A token as the guard checks it: the public part and the SHA-256 (hex) of its secret. */
+export interface StoredToken {
+  readonly token: AccessToken;
+  readonly secretHash: string;
+}
+
+/** A token by id, null when there is none. The composition root (services.ts) may keep answers. */
+export type FindToken = (id: number) => Promise<StoredToken | null> | StoredToken | null;
+
 /** last_used_at is written at most this often per token: the token check stays read-only otherwise. */
 const TOUCH_INTERVAL = MINUTE;
 
@@ -70,42 +82,43 @@ export async function issueAccessToken(
   return { token: toAccessToken(row, settings), plainText: `${row.id}|${secret}` };
 }
 
-/**
- * Resolves plaintext `<id>|<secret>` tokens to live tokens (null otherwise). Lookup is by primary key,
- * then a constant-time comparison of hashes, so response time does not reveal how much of a secret
- * matched. The row is kept between requests until the database reports a change (db/fast-path/kept-lookup.ts):
- * a revoked token fails on the next request, in this process or any other.
- */
-export function accessTokenResolver(
-  database: Pick<DatabaseHandle, 'db' | 'changes'>,
-  settings: AccessTokenSettings,
-  clock: Clock,
-): (plain: string) => Promise<AccessToken | null> {
-  const { db } = database;
-  const byId = new CachedLookup(database.changes, async (id: number) => {
+/** The plain lookup behind FindToken: one row by primary key. */
+export function tokenFinder(db: Db, settings: AccessTokenSettings): FindToken {
+  return async (id) => {
     const row = await findTokenById(db, id);
-    if (row === undefined) return null;
-    // Shared by every request that presents this token: frozen, abilities included.
-    const token = toAccessToken(row, settings);
-    Object.freeze(token.abilities);
-    return Object.freeze({ digest: digestBytes(row.token), token: Object.freeze(token) });
-  });
-  return async (plain) => {
-    const parsed = parsePlainToken(plain);
-    if (parsed === null) return null;
-    const found = await byId.get(parsed.id);
-    if (found === null || !sha256Matches(parsed.secret, found.digest)) return null;
-    const { token } = found;
-    const now = clock.now();
-    if (token.expiresAt !== null && token.expiresAt <= now) return null;
-    if (token.lastUsedAt === null || token.lastUsedAt <= now - TOUCH_INTERVAL) {
-      // Awaited (one UPDATE per token per minute): the request that used the token already sees it as
-      // used (GET /api/tokens), and no write is left running when the pool closes. A failed write is
-      // only bookkeeping, so it never fails the request.
-      await touchToken(db, token.id, now, now - TOUCH_INTERVAL).catch(() => {});
-    }
-    return token;
+    return row === undefined ? null : { token: toAccessToken(row, settings), secretHash: row.token };
   };
+}
+
+export interface TokenResolverDeps {
+  readonly db: Db;
+  readonly clock: Clock;
+  readonly findToken: FindToken;
+}
+
+/**
+ * Resolves a plaintext `<id>|<secret>` to its live token, else null. Lookup is by primary key, then a
+ * constant-time comparison of hashes, so response time does not reveal how much of a secret matched.
+ * A revoked or expired token fails on the very next request, in this process or any other.
+ */
+export async function resolveAccessToken(
+  deps: TokenResolverDeps,
+  plain: string,
+): Promise<AccessToken | null> {
+  const parsed = parsePlainToken(plain);
+  if (parsed === null) return null;
+  const found = await deps.findToken(parsed.id);
+  if (found === null || !sha256Matches(parsed.secret, found.secretHash)) return null;
+  const { token } = found;
+  const now = deps.clock.now();
+  if (!isTokenLive(token.expiresAt, now)) return null;
+  if (token.lastUsedAt === null || token.lastUsedAt <= now - TOUCH_INTERVAL) {
+    // Awaited (one UPDATE per token per minute): the request that used the token already sees it as
+    // used (GET /api/tokens), and no write is left running when the pool closes. A failed write is
+    // only bookkeeping, so it never fails the request.
+    await touchToken(deps.db, token.id, now, now - TOUCH_INTERVAL).catch(() => {});
+  }
+  return token;
 }
 
 export async function listAccessTokens(db: Db, settings: AccessTokenSettings, userId: number) {
@@ -131,33 +144,19 @@ export async function revokeAccessTokens(
   return count;
 }
 
-export async function pruneExpiredTokens(
-  db: Db,
-  settings: AccessTokenSettings,
-  clock: Clock,
-): Promise<number> {
-  const now = clock.now();
-  const createdBefore =
-    settings.expirationMinutes === null ? null : now - settings.expirationMinutes * MINUTE;
-  return deleteExpiredTokens(db, now, createdBefore);
+/** Deletes the tokens the guard would refuse (tokens:prune); they are refused on sight anyway. */
+export function pruneExpiredTokens(db: Db, settings: AccessTokenSettings, now: number): Promise<number> {
+  return deleteExpiredTokens(db, tokenCutoffs(settings.expirationMinutes, now));
 }
 
 function toAccessToken(row: AccessTokenRow, settings: AccessTokenSettings): AccessToken {
-  const byConfig =
-    settings.expirationMinutes === null ? null : row.created_at + settings.expirationMinutes * MINUTE;
-  const expiresAt =
-    row.expires_at === null
-      ? byConfig
-      : byConfig === null
-        ? row.expires_at
-        : Math.min(byConfig, row.expires_at);
   return {
     id: row.id,
     userId: row.user_id,
     name: row.name,
     abilities: parseAbilities(row.abilities),
     lastUsedAt: row.last_used_at,
-    expiresAt,
+    expiresAt: tokenExpiresAt(row.expires_at, row.created_at, settings.expirationMinutes),
     createdAt: row.created_at,
   };
 }

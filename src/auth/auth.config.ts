@@ -2,11 +2,19 @@ import type { Config } from '../config.ts';
 import type { AuthConfig } from './guards.ts';
 
 /**
- * Guards and user providers (Laravel's config/auth.php). A new guard is a new entry here plus,
- * if it needs one, a provider; `buildApp` accepts a replacement config.
+ * Guards and user providers (Laravel's config/auth.php): the one answer to "how is X protected?".
+ * A new guard is a new entry here plus, if it needs one, a provider (ServiceOverrides accepts a
+ * replacement config and added drivers).
  *
- * Session guards carry their browser settings: the web and admin guards use different cookies, so
- * a web session never opens the panel and an admin session never opens /dashboard.
+ * - `web` owns every page (`pathPrefix: '/'`): its session cookie, remember-me cookie and login page.
+ * - `admin` owns `/admin`: other cookies, a shorter idle lifetime and the `admins` provider, so a web
+ *   session never opens the panel and an admin session never opens /dashboard. A panel session whose
+ *   user loses access gets 403 and is ended (`refusedMessage`), not a login form.
+ * - `sanctum` owns `/api` (Laravel's auth:sanctum): the `web` session for stateful front ends
+ *   (SANCTUM_STATEFUL_DOMAINS), else a bearer token through `api` — see auth/sanctum-guard.ts.
+ *
+ * A state-changing request must carry the CSRF token of the session guard owning its path (for
+ * `/api`, only when it comes from a stateful front end): http/plugins/csrf.ts asks this config.
  */
 export function authConfig(config: Config): AuthConfig {
   return {
@@ -14,6 +22,7 @@ export function authConfig(config: Config): AuthConfig {
       web: {
         driver: 'session',
         provider: 'users',
+        pathPrefix: '/',
         cookie: 'gatehouse_session',
         rememberCookie: 'gatehouse_remember',
         xsrfCookie: 'XSRF-TOKEN',
@@ -23,15 +32,15 @@ export function authConfig(config: Config): AuthConfig {
       admin: {
         driver: 'session',
         provider: 'admins',
+        pathPrefix: '/admin',
         cookie: 'gatehouse_admin_session',
         rememberCookie: 'gatehouse_admin_remember',
         loginPath: '/admin/login',
         idleMinutes: config.adminSessionLifetimeMinutes,
+        refusedMessage: 'admin.access_withdrawn',
       },
       api: { driver: 'token', provider: 'users' },
-      // The API's guard (Laravel's auth:sanctum): the web session for stateful front ends
-      // (SANCTUM_STATEFUL_DOMAINS), else a bearer token — see auth/sanctum-guard.ts.
-      sanctum: { driver: 'sanctum', provider: 'users', session: 'web' },
+      sanctum: { driver: 'sanctum', provider: 'users', session: 'web', pathPrefix: '/api' },
     },
     providers: {
       users: { driver: 'database' },
@@ -39,3 +48,9 @@ export function authConfig(config: Config): AuthConfig {
     },
   };
 }
+
+/**
+ * The guards an API route asks, in order (`requireAuth(API_GUARDS)`): `sanctum` reads the web
+ * session cookie for stateful front ends and otherwise the bearer token.
+ */
+export const API_GUARDS: readonly string[] = ['sanctum'];

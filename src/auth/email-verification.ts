@@ -1,11 +1,13 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Config } from '../config.ts';
+import { parseId } from '../db/ids.ts';
 import type { Database, Db } from '../db/schema.ts';
 import { hmacSha256Hex, safeEqual, sha1Hex } from '../lib/crypto.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { verifyEmailMessage } from '../mail/messages.ts';
 import type { User } from '../users/user.ts';
+import { setEmailVerified } from '../users/users.repository.ts';
 
 /**
  * E-mail verification links, Laravel-compatible in spirit:
@@ -73,7 +75,7 @@ export function checkVerificationLink(
     typeof expires !== 'string' ||
     typeof signature !== 'string' ||
     !/^\d{1,12}$/.test(expires) ||
-    !/^[1-9]\d{0,9}$/.test(id) ||
+    parseId(id) === null ||
     !/^[0-9a-f]{40}$/.test(hash)
   ) {
     return 'invalid';
@@ -96,13 +98,7 @@ export async function markEmailVerified(
   audit: AuditContext,
 ): Promise<boolean> {
   return db.transaction().execute(async (trx) => {
-    const result = await trx
-      .updateTable('users')
-      .set({ email_verified_at: audit.now, updated_at: audit.now })
-      .where('id', '=', userId)
-      .where('email_verified_at', 'is', null)
-      .executeTakeFirst();
-    if (result.numUpdatedRows !== 1n) return false;
+    if (!(await setEmailVerified(trx, userId, audit.now))) return false;
     await recordAudit(trx, 'email.verified', { ...audit, actorId: audit.actorId ?? userId }, userId);
     return true;
   });

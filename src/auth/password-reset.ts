@@ -1,14 +1,16 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Database } from '../db/schema.ts';
+import { MINUTE } from '../lib/clock.ts';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
 import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { passwordChangedMessage, resetPasswordMessage } from '../mail/messages.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
-import { findUserByEmail } from '../users/users.repository.ts';
+import { findUserByEmail, updateUser } from '../users/users.repository.ts';
 import { revokeAccessTokens } from './access-tokens.ts';
 import { newPasswordField } from './password-policy.ts';
+import { consumeResetToken, findResetToken, storeResetToken } from './password-resets.repository.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { revokeRememberTokens } from './remember-me.ts';
 import { destroyUserSessions } from './sessions.ts';
@@ -21,7 +23,6 @@ export interface PasswordResetDeps {
   readonly expireMinutes: number;
 }
 
-const MINUTE = 60_000;
 /** At most one reset mail per address per minute (Laravel's broker throttle), shared by all instances. */
 const THROTTLE_MS = MINUTE;
 
@@ -55,21 +56,8 @@ export async function requestPasswordReset(
   const user = toUser(row);
   const token = randomToken(32);
   const queued = await deps.db.transaction().execute(async (trx) => {
-    const stored = await trx
-      .insertInto('password_reset_tokens')
-      .values({ user_id: user.id, token_hash: sha256Hex(token), created_at: audit.now })
-      .onConflict((oc) =>
-        oc
-          .column('user_id')
-          .doUpdateSet((eb) => ({
-            token_hash: eb.ref('excluded.token_hash'),
-            created_at: eb.ref('excluded.created_at'),
-          }))
-          .where('password_reset_tokens.created_at', '<=', audit.now - THROTTLE_MS),
-      )
-      .returning('user_id')
-      .executeTakeFirst();
-    if (stored === undefined) return false;
+    const stored = await storeResetToken(trx, user.id, sha256Hex(token), audit.now, THROTTLE_MS);
+    if (!stored) return false;
     const message = resetPasswordMessage(
       deps.mailing.context,
       { email: user.email, name: user.name, locale },
@@ -109,11 +97,7 @@ export async function resetPassword(
   if (row === undefined || row.disabled_at !== null) return { status: 'invalid' };
   const tokenHash = sha256Hex(input.token);
   const notBefore = audit.now - deps.expireMinutes * MINUTE;
-  const stored = await deps.db
-    .selectFrom('password_reset_tokens')
-    .selectAll()
-    .where('user_id', '=', row.id)
-    .executeTakeFirst();
+  const stored = await findResetToken(deps.db, row.id);
   if (stored === undefined || !safeEqual(tokenHash, stored.token_hash) || stored.created_at <= notBefore) {
     return { status: 'invalid' };
   }
@@ -121,18 +105,8 @@ export async function resetPassword(
   const password = await deps.hasher.hash(input.password);
   const user = toUser(row);
   const done = await deps.db.transaction().execute(async (trx) => {
-    const consumed = await trx
-      .deleteFrom('password_reset_tokens')
-      .where('user_id', '=', user.id)
-      .where('token_hash', '=', tokenHash)
-      .where('created_at', '>', notBefore)
-      .executeTakeFirst();
-    if (consumed.numDeletedRows !== 1n) return false;
-    await trx
-      .updateTable('users')
-      .set({ password, updated_at: audit.now })
-      .where('id', '=', user.id)
-      .execute();
+    if (!(await consumeResetToken(trx, user.id, tokenHash, notBefore))) return false;
+    await updateUser(trx, user.id, { password, updated_at: audit.now });
     const sessions = await destroyUserSessions(trx, user.id);
     const remembered = await revokeRememberTokens(trx, user.id);
     const tokens = await revokeAccessTokens(trx, user.id, { all: true }, { ...audit, actorId: user.id });

@@ -1,6 +1,17 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Db } from '../db/schema.ts';
+import { MINUTE } from '../lib/clock.ts';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
+import type { UserProvider } from './guards.ts';
+import {
+  deleteExpiredRememberTokens,
+  deleteRememberToken,
+  deleteRememberTokenBySelector,
+  deleteRememberTokensOfUser,
+  findRememberToken,
+  insertRememberToken,
+  rotateRememberToken,
+} from './remember-tokens.repository.ts';
 
 /**
  * Remember-me tokens as selector + validator (Paragon's "split token"): the selector finds the row
@@ -16,8 +27,6 @@ export type RememberResult =
   | { status: 'stale' }
   | { status: 'invalid' }
   | { status: 'theft'; userId: number };
-
-const MINUTE = 60_000;
 
 /**
  * A browser coming back (tabs restored after a restart) sends several requests with the same cookie
@@ -43,18 +52,15 @@ export async function issueRememberToken(
 ): Promise<string> {
   const selector = randomToken(12);
   const validator = randomToken(32);
-  await db
-    .insertInto('remember_tokens')
-    .values({
-      selector,
-      validator_hash: sha256Hex(validator),
-      user_id: userId,
-      guard,
-      expires_at: now + lifetimeMinutes * MINUTE,
-      created_at: now,
-      last_used_at: null,
-    })
-    .execute();
+  await insertRememberToken(db, {
+    selector,
+    validator_hash: sha256Hex(validator),
+    user_id: userId,
+    guard,
+    expires_at: now + lifetimeMinutes * MINUTE,
+    created_at: now,
+    last_used_at: null,
+  });
   return `${selector}.${validator}`;
 }
 
@@ -70,33 +76,20 @@ export async function consumeRememberToken(
 ): Promise<RememberResult> {
   const parsed = parse(cookie);
   if (parsed === null) return { status: 'invalid' };
-  const find = () =>
-    db.selectFrom('remember_tokens').selectAll().where('selector', '=', parsed.selector).executeTakeFirst();
-  let row = await find();
+  let row = await findRememberToken(db, parsed.selector);
   if (row === undefined || row.guard !== guard) return { status: 'invalid' };
   if (row.expires_at <= audit.now) {
-    await db.deleteFrom('remember_tokens').where('id', '=', row.id).execute();
+    await deleteRememberToken(db, row.id);
     return { status: 'invalid' };
   }
   const presented = sha256Hex(parsed.validator);
   if (safeEqual(presented, row.validator_hash)) {
     const validator = randomToken(32);
-    // Compare-and-swap: of several concurrent uses of one cookie exactly one rotates it.
-    const swapped = await db
-      .updateTable('remember_tokens')
-      .set({
-        validator_hash: sha256Hex(validator),
-        previous_validator_hash: row.validator_hash,
-        rotated_at: audit.now,
-        last_used_at: audit.now,
-      })
-      .where('id', '=', row.id)
-      .where('validator_hash', '=', row.validator_hash)
-      .executeTakeFirst();
-    if (swapped.numUpdatedRows === 1n)
+    if (await rotateRememberToken(db, row.id, row.validator_hash, sha256Hex(validator), audit.now)) {
       return { status: 'ok', userId: row.user_id, cookie: `${parsed.selector}.${validator}` };
+    }
     // Lost the race: the winner's rotation made our validator the previous one.
-    row = await find();
+    row = await findRememberToken(db, parsed.selector);
     if (row === undefined) return { status: 'invalid' };
   }
   if (
@@ -112,21 +105,43 @@ export async function consumeRememberToken(
   return { status: 'theft', userId: row.user_id };
 }
 
+/**
+ * What a remember-me cookie brings a browser whose session has ended: `ok`, its user (whom the guard's
+ * provider still accepts) and the rotated cookie; `stale`, nothing, and the cookie must be left alone
+ * (see RememberResult); `refused`, nothing, and the cookie should be cleared.
+ */
+export type RestoreResult =
+  | { status: 'ok'; userId: number; cookie: string }
+  | { status: 'stale' }
+  | { status: 'refused' };
+
+export async function restoreRememberedUser(
+  db: Db,
+  guard: string,
+  cookie: string | undefined,
+  provider: UserProvider,
+  audit: AuditContext,
+): Promise<RestoreResult> {
+  const result = await consumeRememberToken(db, guard, cookie, audit);
+  if (result.status === 'ok' || result.status === 'stale') {
+    if (result.status === 'stale' || (await provider.retrieveById(result.userId)) !== null) return result;
+    // A disabled account's token is spent rather than left rotated: it must not work once re-enabled.
+    await forgetRememberToken(db, cookie);
+  }
+  return { status: 'refused' };
+}
+
 /** Forgets the token behind one cookie (logout). */
 export async function forgetRememberToken(db: Db, cookie: string | undefined): Promise<void> {
   const parsed = parse(cookie);
-  if (parsed) await db.deleteFrom('remember_tokens').where('selector', '=', parsed.selector).execute();
+  if (parsed) await deleteRememberTokenBySelector(db, parsed.selector);
 }
 
-export async function revokeRememberTokens(db: Db, userId: number, guard?: string): Promise<number> {
-  let query = db.deleteFrom('remember_tokens').where('user_id', '=', userId);
-  if (guard !== undefined) query = query.where('guard', '=', guard);
-  const result = await query.executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function revokeRememberTokens(db: Db, userId: number, guard?: string): Promise<number> {
+  return deleteRememberTokensOfUser(db, userId, guard);
 }
 
 /** Deletes expired remember-me tokens (sessions:prune); an expired one is refused anyway, this keeps the table small. */
-export async function pruneRememberTokens(db: Db, now: number): Promise<number> {
-  const result = await db.deleteFrom('remember_tokens').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function pruneRememberTokens(db: Db, now: number): Promise<number> {
+  return deleteExpiredRememberTokens(db, now);
 }

@@ -1,4 +1,4 @@
-import type { AuthRequest, GuardDriver, Identity } from './guards.ts';
+import { type AuthRequest, type GuardDriver, type Identity, isSanctumGuard } from './guards.ts';
 import type { StatefulDomains } from './stateful-domains.ts';
 
 /**
@@ -6,7 +6,7 @@ import type { StatefulDomains } from './stateful-domains.ts';
  * else Referer, listed in SANCTUM_STATEFUL_DOMAINS) is first authenticated by the web session cookie;
  * otherwise — and as a fallback — by a bearer token.
  *
- * Config: `session` names the session guard whose cookie counts (default `web`). The session path
+ * Config (SanctumGuardConfig): `session` names the session guard whose cookie counts. The session path
  * yields an Identity without a token, which holds every ability: the user is acting in our own
  * front end, not through a scoped credential.
  *
@@ -20,7 +20,8 @@ export function sanctumGuardDriver(deps: {
   token: GuardDriver;
 }): GuardDriver {
   return (name, config, provider) => {
-    const sessionGuard = deps.session(String(config['session'] ?? 'web'), config, provider);
+    if (!isSanctumGuard(config)) throw new Error(`Guard "${name}" is not a sanctum guard`);
+    const sessionGuard = deps.session(config.session, config, provider);
     const tokenGuard = deps.token(name, config, provider);
     const authenticate = async (request: AuthRequest): Promise<Identity | null> => {
       if (isStateful(deps.statefulDomains, request)) {

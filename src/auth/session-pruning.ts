@@ -1,19 +1,19 @@
 import type { Db } from '../db/schema.ts';
-import type { AuthConfig } from './guards.ts';
+import { type AuthConfig, sessionGuards } from './guards.ts';
 import { pruneRememberTokens } from './remember-me.ts';
 import { pruneSessions, type SessionLifetimes } from './sessions.ts';
 
-/** Each session guard of the auth config with its lifetimes (web: SESSION_LIFETIME, admin: its own). */
-export function sessionGuardLifetimes(
+/** Each session guard's lifetimes: its own idle minutes, SESSION_ABSOLUTE_LIFETIME for all. */
+export function sessionLifetimes(
   auth: AuthConfig,
   absoluteMinutes: number,
-): { guard: string; lifetimes: SessionLifetimes }[] {
-  return Object.entries(auth.guards)
-    .filter(([, config]) => config.driver === 'session')
-    .map(([guard, config]) => ({
+): ReadonlyMap<string, SessionLifetimes> {
+  return new Map(
+    [...sessionGuards(auth)].map(([guard, config]) => [
       guard,
-      lifetimes: { idleMinutes: Number(config['idleMinutes']), absoluteMinutes },
-    }));
+      { idleMinutes: config.idleMinutes, absoluteMinutes },
+    ]),
+  );
 }
 
 export interface PruneResult {
@@ -27,10 +27,10 @@ export interface PruneResult {
  */
 export async function pruneExpiredSessions(
   db: Db,
-  guards: readonly { guard: string; lifetimes: SessionLifetimes }[],
+  lifetimes: ReadonlyMap<string, SessionLifetimes>,
   now: number,
 ): Promise<PruneResult> {
   let sessions = 0;
-  for (const { guard, lifetimes } of guards) sessions += await pruneSessions(db, guard, lifetimes, now);
+  for (const [guard, limits] of lifetimes) sessions += await pruneSessions(db, guard, limits, now);
   return { sessions, rememberTokens: await pruneRememberTokens(db, now) };
 }

@@ -1,6 +1,8 @@
+import type { ExpressionBuilder } from 'kysely';
 import { preparedQuery } from '../db/fast-path/prepared.ts';
-import type { Db } from '../db/schema.ts';
+import type { Database, Db } from '../db/schema.ts';
 import type { NewSessionRow, SessionRow } from './sessions.table.ts';
+import type { SessionCutoffs } from './sessions.ts';
 
 // Every browser request reads its session by key: compiled once (db/fast-path/prepared.ts).
 const sessionById = preparedQuery(
@@ -65,16 +67,53 @@ export function listSessionsOfUser(db: Db, userId: number): Promise<SessionRow[]
     .execute();
 }
 
-export async function deleteSessionsIdleSince(
+/** Deletes one session, only if it belongs to that user and guard (an id from a form proves nothing). */
+export async function deleteSessionOfUser(
   db: Db,
+  userId: number,
   guard: string,
-  idleBefore: number,
-  createdBefore: number,
-): Promise<number> {
+  id: string,
+): Promise<boolean> {
+  const result = await db
+    .deleteFrom('sessions')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('guard', '=', guard)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** The session-lifetime rule (sessions.ts isSessionLive) in SQL. */
+function live(eb: ExpressionBuilder<Database, 'sessions'>, guard: string, cutoffs: SessionCutoffs) {
+  return eb.and([
+    eb('sessions.guard', '=', guard),
+    eb('sessions.last_activity', '>', cutoffs.activeAfter),
+    eb('sessions.created_at', '>', cutoffs.createdAfter),
+  ]);
+}
+
+/** Deletes the sessions of `guard` that are past their idle or absolute lifetime. */
+export async function deleteDeadSessions(db: Db, guard: string, cutoffs: SessionCutoffs): Promise<number> {
   const result = await db
     .deleteFrom('sessions')
     .where('guard', '=', guard)
-    .where((eb) => eb.or([eb('last_activity', '<', idleBefore), eb('created_at', '<', createdBefore)]))
+    .where((eb) => eb.not(live(eb, guard, cutoffs)))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Signed-in sessions that would authenticate now (per guard's lifetimes), their user not disabled. */
+export async function countLiveSessions(
+  db: Db,
+  cutoffs: ReadonlyMap<string, SessionCutoffs>,
+): Promise<number> {
+  if (cutoffs.size === 0) return 0;
+  const row = await db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('users.disabled_at', 'is', null)
+    .where((eb) => eb.or([...cutoffs].map(([guard, limits]) => live(eb, guard, limits))))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
 }

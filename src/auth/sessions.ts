@@ -1,10 +1,9 @@
-import type { DatabaseHandle } from '../db/connection.ts';
-import { CachedLookup } from '../db/fast-path/kept-lookup.ts';
 import type { Db } from '../db/schema.ts';
+import { MINUTE } from '../lib/clock.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import {
+  deleteDeadSessions,
   deleteSessionRow,
-  deleteSessionsIdleSince,
   deleteSessionsOfUser,
   findSessionRow,
   insertSessionRow,
@@ -36,7 +35,6 @@ export interface Session {
   readonly userAgent: string | null;
 }
 
-const MINUTE = 60_000;
 /** last_activity is refreshed at most this often: reading a page must not mean writing a row. */
 const TOUCH_INTERVAL = MINUTE;
 
@@ -54,83 +52,82 @@ export function isSessionId(value: string | undefined): value is string {
   return value !== undefined && /^[A-Za-z0-9_-]{43}$/.test(value);
 }
 
-export type SessionReader = (key: string) => Promise<Session | undefined>;
-
 /**
- * Sessions by key for every browser request, kept between requests until the database reports a
- * change (db/fast-path/kept-lookup.ts): a logout or a new session payload is a commit, seen at once. A kept
- * session is frozen through and through (its payload is parsed once and shared between requests).
+ * When a session dies, stated once: `idleMinutes` after its last activity, or `absoluteMinutes` after
+ * it began, whichever comes first. SQL that counts or prunes sessions (sessions.repository.ts) applies
+ * the same limits, so the panel counts exactly the sessions the guard would let in.
  */
-export function keptSessions(database: Pick<DatabaseHandle, 'db' | 'changes'>): SessionReader {
-  const byKey = new CachedLookup(
-    database.changes,
-    async (key: string) => {
-      const row = await findSessionRow(database.db, key);
-      if (row === undefined) return undefined;
-      return { session: deepFreeze(toSession(row)), size: row.data.length + (row.user_agent?.length ?? 0) };
-    },
-    // A guest can grow a session (the intended URL, a long user agent): large ones are read each
-    // time, so 10,000 kept sessions stay a few megabytes.
-    { keep: (found) => found === undefined || found.size <= 2048 },
-  );
-  return async (key) => (await byKey.get(key))?.session;
+export interface SessionCutoffs {
+  /** Live sessions were active after this moment… */
+  readonly activeAfter: number;
+  /** …and began after this one. */
+  readonly createdAfter: number;
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    for (const inner of Object.values(value)) deepFreeze(inner);
-    Object.freeze(value);
-  }
-  return value;
+export function sessionCutoffs(lifetimes: SessionLifetimes, now: number): SessionCutoffs {
+  return {
+    activeAfter: now - lifetimes.idleMinutes * MINUTE,
+    createdAfter: now - lifetimes.absoluteMinutes * MINUTE,
+  };
+}
+
+export function isSessionLive(session: Pick<Session, 'lastActivity' | 'createdAt'>, cutoffs: SessionCutoffs) {
+  return session.lastActivity > cutoffs.activeAfter && session.createdAt > cutoffs.createdAfter;
+}
+
+/** A session by key, undefined when there is none. The composition root (services.ts) may keep answers. */
+export type FindSession = (key: string) => Promise<Session | undefined> | Session | undefined;
+
+/** The plain lookup behind FindSession: one row by primary key. */
+export function sessionFinder(db: Db): FindSession {
+  return async (key) => {
+    const row = await findSessionRow(db, key);
+    return row && toSession(row);
+  };
+}
+
+export interface SessionDeps {
+  readonly db: Db;
+  readonly findSession: FindSession;
 }
 
 /**
  * The live session of `guard` behind a cookie value, or null when unknown, owned by another guard,
  * idle too long or past its absolute lifetime (dead rows are deleted on sight).
  */
-export async function findSession(
-  db: Db,
+export async function validateSession(
+  deps: SessionDeps,
   guard: string,
   plainId: string,
   lifetimes: SessionLifetimes,
   now: number,
-  read: SessionReader = async (key) => {
-    const row = await findSessionRow(db, key);
-    return row && toSession(row);
-  },
 ): Promise<Session | null> {
-  const session = await read(sessionKey(plainId));
+  const session = await deps.findSession(sessionKey(plainId));
   if (session === undefined || session.guard !== guard) return null;
-  if (
-    session.lastActivity + lifetimes.idleMinutes * MINUTE <= now ||
-    session.createdAt + lifetimes.absoluteMinutes * MINUTE <= now
-  ) {
-    await deleteSessionRow(db, session.key);
+  if (!isSessionLive(session, sessionCutoffs(lifetimes, now))) {
+    await deleteSessionRow(deps.db, session.key);
     return null;
   }
   if (session.lastActivity <= now - TOUCH_INTERVAL) {
     // Awaited (once a minute per session at most): an unawaited write could land after a later
     // request's read, and a failed touch must not fail the page, only cost some idle time.
-    await touchSessionRow(db, session.key, now, now - TOUCH_INTERVAL).catch(() => {});
+    await touchSessionRow(deps.db, session.key, now, now - TOUCH_INTERVAL).catch(() => {});
   }
   return session;
 }
 
-export interface SessionMeta {
+export interface NewSession {
+  readonly guard: string;
+  readonly plainId: string;
+  readonly userId: number | null;
+  readonly data: SessionData;
+  /** The browser's address and user agent, shown in the panel's session list. */
   readonly ip: string | null;
   readonly userAgent: string | null;
 }
 
-export async function createSession(
-  db: Db,
-  guard: string,
-  plainId: string,
-  userId: number | null,
-  data: SessionData,
-  meta: SessionMeta,
-  now: number,
-): Promise<Session> {
-  const row = newRow(guard, plainId, userId, data, meta, now);
+export async function createSession(db: Db, session: NewSession, now: number): Promise<Session> {
+  const row = newRow(session, now);
   await insertSessionRow(db, row);
   return toSession(row);
 }
@@ -141,33 +138,19 @@ export async function createSession(
  * (two tabs bounced to the login at once), or by another guard's session. The caller then issues a
  * fresh id instead of failing or writing into a row that is not its own.
  */
-export async function createGuestSession(
-  db: Db,
-  guard: string,
-  plainId: string,
-  data: SessionData,
-  meta: SessionMeta,
-  now: number,
-): Promise<Session | null> {
-  const row = newRow(guard, plainId, null, data, meta, now);
+export async function createGuestSession(db: Db, session: NewSession, now: number): Promise<Session | null> {
+  const row = newRow(session, now);
   return (await insertSessionRowIfAbsent(db, row)) ? toSession(row) : null;
 }
 
-function newRow(
-  guard: string,
-  plainId: string,
-  userId: number | null,
-  data: SessionData,
-  meta: SessionMeta,
-  now: number,
-): SessionRow {
+function newRow(session: NewSession, now: number): SessionRow {
   return {
-    id: sessionKey(plainId),
-    guard,
-    user_id: userId,
-    data: JSON.stringify(data),
-    ip_address: meta.ip?.slice(0, 45) ?? null,
-    user_agent: meta.userAgent?.slice(0, 512) ?? null,
+    id: sessionKey(session.plainId),
+    guard: session.guard,
+    user_id: session.userId,
+    data: JSON.stringify(session.data),
+    ip_address: session.ip?.slice(0, 45) ?? null,
+    user_agent: session.userAgent?.slice(0, 512) ?? null,
     created_at: now,
     last_activity: now,
   };
@@ -186,8 +169,18 @@ export function destroyUserSessions(db: Db, userId: number, guard?: string): Pro
   return deleteSessionsOfUser(db, userId, guard);
 }
 
-export async function listUserSessions(db: Db, userId: number): Promise<Session[]> {
-  return (await listSessionsOfUser(db, userId)).map(toSession);
+/** The user's sessions of `guard` that are still live, most recently active first. */
+export async function listLiveSessions(
+  db: Db,
+  userId: number,
+  guard: string,
+  lifetimes: SessionLifetimes,
+  now: number,
+): Promise<Session[]> {
+  const cutoffs = sessionCutoffs(lifetimes, now);
+  return (await listSessionsOfUser(db, userId))
+    .map(toSession)
+    .filter((session) => session.guard === guard && isSessionLive(session, cutoffs));
 }
 
 export function pruneSessions(
@@ -196,12 +189,7 @@ export function pruneSessions(
   lifetimes: SessionLifetimes,
   now: number,
 ): Promise<number> {
-  return deleteSessionsIdleSince(
-    db,
-    guard,
-    now - lifetimes.idleMinutes * MINUTE,
-    now - lifetimes.absoluteMinutes * MINUTE,
-  );
+  return deleteDeadSessions(db, guard, sessionCutoffs(lifetimes, now));
 }
 
 function toSession(row: SessionRow): Session {

@@ -1,7 +1,5 @@
+import { MAX_ID } from '../db/ids.ts';
 import { crc32Hex, crc32Matches, randomAlnum } from '../lib/crypto.ts';
-
-/** Largest id a token row can have (PostgreSQL `serial`); anything bigger cannot exist. */
-const MAX_ID = 2_147_483_647;
 
 /**
  * Sanctum's secret: <prefix><40 random [A-Za-z0-9]><crc32b of those 40>. The checksum lets secret

@@ -39,25 +39,16 @@ export function crc32Matches(value: string, hex: string): boolean {
 }
 
 /**
- * A stored hex SHA-256 digest as 32 bytes held in a one-byte string (made once per kept row): the
- * form `sha256Matches` compares without allocating a Buffer per request. A malformed stored value
- * decodes short and can never match (the length check below): it fails closed.
+ * Constant-time check that SHA-256(`plain`), in hex, is `storedHex` (a digest we wrote, lower-case).
+ * One hash where safeEqual(sha256Hex(plain), stored) spends three: both sides are digests of a fixed,
+ * public length, and every character pair is compared, whatever differs first (no early exit). Even a
+ * leak here would only tell how much of a SHA-256 digest matched, which says nothing about the secret.
  */
-export function digestBytes(storedHex: string): string {
-  return Buffer.from(storedHex.toLowerCase(), 'hex').toString('latin1');
-}
-
-/**
- * Constant-time check that SHA-256(`plain`) is the stored digest (from `digestBytes`). One hash
- * where safeEqual(sha256Hex(plain), stored) spends three: both sides are digests of a fixed, public
- * length, and every byte pair is compared, whatever differs first (no early exit). Even a leak here
- * would only tell how much of a SHA-256 digest matched, which says nothing about the secret.
- */
-export function sha256Matches(plain: string, stored: string): boolean {
-  const actual = hash('sha256', plain, 'binary');
-  if (actual.length !== stored.length) return false;
+export function sha256Matches(plain: string, storedHex: string): boolean {
+  const actual = hash('sha256', plain);
+  if (actual.length !== storedHex.length) return false;
   let difference = 0;
-  for (let i = 0; i < actual.length; i++) difference |= actual.charCodeAt(i) ^ stored.charCodeAt(i);
+  for (let i = 0; i < actual.length; i++) difference |= actual.charCodeAt(i) ^ storedHex.charCodeAt(i);
   return difference === 0;
 }
 

@@ -1,8 +1,18 @@
 import type { ProviderDriver, UserProvider } from '../auth/guards.ts';
-import type { DatabaseHandle } from '../db/connection.ts';
-import { CachedLookup } from '../db/fast-path/kept-lookup.ts';
+import type { Db } from '../db/schema.ts';
 import { toUser, type User } from './user.ts';
 import { findUserById } from './users.repository.ts';
+
+/** A user by id, null when there is none. The composition root (services.ts) may keep answers. */
+export type FindUser = (id: number) => Promise<User | null> | User | null;
+
+/** The plain lookup behind FindUser: one row by primary key. */
+export function userFinder(db: Db): FindUser {
+  return async (id) => {
+    const row = await findUserById(db, id);
+    return row === undefined ? null : toUser(row);
+  };
+}
 
 /**
  * The `database` provider over the users table. Disabled accounts are never returned, so every
@@ -10,19 +20,13 @@ import { findUserById } from './users.repository.ts';
  * canAccessPanel).
  */
 export function databaseUserProvider(
-  database: Pick<DatabaseHandle, 'db' | 'changes'>,
+  findUser: FindUser,
   allow: (user: User) => boolean = () => true,
 ): UserProvider {
   const accepts = (user: User) => user.disabledAt === null && allow(user);
-  // Every authenticated request reads its user: kept until the database changes (a disable or a
-  // withdrawn panel access is a commit, so it applies on the next request).
-  const byId = new CachedLookup(database.changes, async (id: number) => {
-    const row = await findUserById(database.db, id);
-    return row === undefined ? null : Object.freeze(toUser(row));
-  });
   return {
     async retrieveById(id) {
-      const user = await byId.get(id);
+      const user = await findUser(id);
       return user !== null && accepts(user) ? user : null;
     },
     accepts,
@@ -30,14 +34,14 @@ export function databaseUserProvider(
 }
 
 export function databaseProviderDriver(
-  database: Pick<DatabaseHandle, 'db' | 'changes'>,
+  findUser: FindUser,
   checks: Readonly<Record<string, (user: User) => boolean>>,
 ): ProviderDriver {
   return (config) => {
-    const check = typeof config['allow'] === 'string' ? checks[config['allow']] : undefined;
-    if (config['allow'] !== undefined && check === undefined) {
-      throw new Error(`Unknown access check "${String(config['allow'])}" in auth provider config`);
+    const check = config.allow === undefined ? undefined : checks[config.allow];
+    if (config.allow !== undefined && check === undefined) {
+      throw new Error(`Unknown access check "${String(config.allow)}" in auth provider config`);
     }
-    return databaseUserProvider(database, check);
+    return databaseUserProvider(findUser, check);
   };
 }

@@ -33,3 +33,14 @@ export async function countUsers(db: Db): Promise<number> {
     .executeTakeFirstOrThrow();
   return Number(row.count);
 }
+
+/** Conditional (… WHERE email_verified_at IS NULL): true only for the call that verified the address. */
+export async function setEmailVerified(db: Db, id: number, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({ email_verified_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('email_verified_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}

@@ -190,12 +190,12 @@ await describeEachDialect(
   },
   {
     env: { API_RATE_LIMIT: '0' },
-    build: {
+    overrides: {
       authConfig: withGuards,
       guardDrivers: { 'robot-key': robotKeyDriver },
       providerDrivers: { roster: rosterDriver, 'partner-domain': partnerDomainDriver },
-      plugins: [guardedRoutes],
     },
+    build: { plugins: [guardedRoutes] },
   },
 );
 

@@ -273,11 +273,14 @@ await describeEachDialect(
       const adminId = newSessionId();
       await createSession(
         t.db,
-        'admin',
-        adminId,
-        admin.id,
-        { marker: 'admin' },
-        { ip: null, userAgent: null },
+        {
+          guard: 'admin',
+          plainId: adminId,
+          userId: admin.id,
+          data: { marker: 'admin' },
+          ip: null,
+          userAgent: null,
+        },
         clock.now(),
       );
       const crossed = await t.app.inject({ url: '/dashboard', cookies: { gatehouse_session: adminId } });

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import SqliteDatabase from 'better-sqlite3';
-import { keptSessions } from '../../src/auth/sessions.ts';
+import { sessionFinder } from '../../src/auth/sessions.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
 import { untracked } from '../../src/db/fast-path/changes.ts';
-import { CachedLookup } from '../../src/db/fast-path/kept-lookup.ts';
+import { KeptLookup, keptLookup } from '../../src/db/fast-path/kept-lookup.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { insertUserRow } from '../helpers/api.ts';
 
@@ -17,12 +17,12 @@ import { insertUserRow } from '../helpers/api.ts';
  * kept answer in every way the service meets (its own writes, another connection's commit — the
  * CLI or a second process) and check that the next lookup after the change loads again.
  */
-describe('CachedLookup over SQLite change tracking', () => {
+describe('KeptLookup over SQLite change tracking', () => {
   let folder: string;
   let handle: DatabaseHandle;
   let other: SqliteDatabase.Database;
   let loads = 0;
-  let names: CachedLookup<number, string | null>;
+  let names: KeptLookup<number, string | null>;
 
   before(async () => {
     folder = mkdtempSync(join(tmpdir(), 'gatehouse-kept-'));
@@ -35,7 +35,7 @@ describe('CachedLookup over SQLite change tracking', () => {
     // A second connection to the same file: what the CLI or another instance would be.
     other = new SqliteDatabase(filename);
     other.pragma('busy_timeout = 5000');
-    names = new CachedLookup(handle.changes, async (id: number) => {
+    names = new KeptLookup(handle.changes, async (id: number) => {
       loads++;
       const row = await handle.db.selectFrom('users').select('name').where('id', '=', id).executeTakeFirst();
       return row?.name ?? null;
@@ -93,7 +93,7 @@ describe('CachedLookup over SQLite change tracking', () => {
       started = resolve;
     });
     let value = 'old';
-    const slow = new CachedLookup(handle.changes, async (_key: number) => {
+    const slow = new KeptLookup(handle.changes, async (_key: number) => {
       const seen = value;
       started();
       await gate;
@@ -136,12 +136,11 @@ describe('CachedLookup over SQLite change tracking', () => {
 
   test('answers that fail the keep test (large session rows) are read each time', async () => {
     let count = 0;
-    const rows = new CachedLookup(
+    // {"n":1,"data":"xxxxx"} is 22 characters, the 50-character one 67.
+    const rows = new KeptLookup(
       handle.changes,
       async (size: number) => ({ n: ++count, data: 'x'.repeat(size) }),
-      {
-        keep: (row) => row.data.length <= 10,
-      },
+      { maxChars: 40 },
     );
     handle.changes.observe();
     await rows.get(5);
@@ -154,7 +153,7 @@ describe('CachedLookup over SQLite change tracking', () => {
 
   test('bounded: past the limit the oldest key is dropped and loaded again', async () => {
     let count = 0;
-    const small = new CachedLookup(handle.changes, async (_key: number) => ++count, { limit: 2 });
+    const small = new KeptLookup(handle.changes, async (_key: number) => ++count, { limit: 2 });
     handle.changes.observe();
     const first = await small.get(1);
     await small.get(2);
@@ -178,7 +177,7 @@ describe('CachedLookup over SQLite change tracking', () => {
         last_activity: now,
       })
       .execute();
-    const read = keptSessions(handle);
+    const read = keptLookup(handle.changes, sessionFinder(handle.db));
     handle.changes.observe();
     const first = await read('k'.repeat(64));
     handle.changes.observe();
@@ -194,7 +193,7 @@ describe('CachedLookup over SQLite change tracking', () => {
 
   test('PostgreSQL (untracked): every lookup loads', async () => {
     let count = 0;
-    const lookup = new CachedLookup(untracked, async () => ++count);
+    const lookup = new KeptLookup(untracked, async () => ++count);
     await lookup.get(1);
     await lookup.get(1);
     assert.equal(count, 2);

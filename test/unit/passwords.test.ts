@@ -7,7 +7,7 @@ import { RateLimiter } from '../../src/auth/rate-limiter.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { databaseUserProvider } from '../../src/users/user-provider.ts';
+import { databaseUserProvider, userFinder } from '../../src/users/user-provider.ts';
 import { insertUserRow } from '../helpers/api.ts';
 
 /** The hash Laravel's UserFactory shipped for years: bcrypt cost 10 of "password", in PHP's $2y$ form. */
@@ -69,7 +69,7 @@ describe('rehash on login (attemptLogin)', () => {
   const clock = fakeClock(Date.UTC(2026, 0, 1));
   const limiter = new RateLimiter(memoryRateLimitStore(clock));
   const deps = { db: database.db, hasher, limiter, limit: { max: 5, windowSeconds: 60 } };
-  const provider = databaseUserProvider(database);
+  const provider = databaseUserProvider(userFinder(database.db));
   let userId = 0;
 
   before(async () => {

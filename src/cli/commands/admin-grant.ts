@@ -1,12 +1,9 @@
 import { setPanelAccess } from '../../admin/user-actions.ts';
-import { panelAccessCheck } from '../../auth/panel-access.ts';
-import { loadConfig } from '../../config.ts';
-import { openDatabase } from '../../db/connection.ts';
-import { migrateToLatest } from '../../db/migrator.ts';
 import { isEmail } from '../../lib/validation.ts';
 import { normaliseEmail, toUser } from '../../users/user.ts';
 import { findUserByEmail } from '../../users/users.repository.ts';
 import { type Command, CommandError } from '../command.ts';
+import { withServices } from '../services.ts';
 
 /**
  * `admin:grant <email>` / `admin:revoke <email>`: set or clear the panel-access flag of an existing
@@ -26,39 +23,40 @@ export function panelAccessCommand(grant: boolean): Command {
       if (positionals.length !== 1) throw new CommandError(`Usage: gatehouse ${name} <email>`);
       const email = normaliseEmail(positionals[0]!);
       if (!isEmail(email)) throw new CommandError(`"${positionals[0]}" is not a valid e-mail address.`);
-      const config = loadConfig(io.env, { cwd: io.cwd });
-      const database = openDatabase(config.database);
-      try {
-        await migrateToLatest(database.db);
-        const row = await findUserByEmail(database.db, email);
-        if (row === undefined) throw new CommandError(`No user has the e-mail address ${email}.`);
-        const user = toUser(row);
-        if (grant && user.disabledAt !== null) {
-          throw new CommandError(`${email} is disabled; enable the account in the panel first.`);
-        }
-        if (grant && !panelAccessCheck(config.panelEmailDomains)({ ...user, panelAccess: true })) {
-          throw new CommandError(
-            `${email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would still refuse it.`,
-          );
-        }
-        const result = await setPanelAccess(database.db, user.id, grant, {
-          actorId: null,
-          ip: null,
-          now: Date.now(),
-        });
-        if (result === 'unchanged') {
-          io.stdout.write(grant ? `${email} already has panel access.\n` : `${email} has no panel access.\n`);
-        } else {
-          io.stdout.write(
-            grant
-              ? `Panel access granted: ${email} may now log in at ${config.appUrl}/admin/login\n`
-              : `Panel access withdrawn from ${email}.\n`,
-          );
-        }
-        return 0;
-      } finally {
-        await database.close();
-      }
+      return withServices(
+        io,
+        async ({ config, database, auth, clock }) => {
+          const row = await findUserByEmail(database.db, email);
+          if (row === undefined) throw new CommandError(`No user has the e-mail address ${email}.`);
+          const user = toUser(row);
+          if (grant && user.disabledAt !== null) {
+            throw new CommandError(`${email} is disabled; enable the account in the panel first.`);
+          }
+          if (grant && !auth.canAccessPanel({ ...user, panelAccess: true })) {
+            throw new CommandError(
+              `${email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would still refuse it.`,
+            );
+          }
+          const result = await setPanelAccess(database.db, user.id, grant, {
+            actorId: null,
+            ip: null,
+            now: clock.now(),
+          });
+          if (result === 'unchanged') {
+            io.stdout.write(
+              grant ? `${email} already has panel access.\n` : `${email} has no panel access.\n`,
+            );
+          } else {
+            io.stdout.write(
+              grant
+                ? `Panel access granted: ${email} may now log in at ${config.appUrl}/admin/login\n`
+                : `Panel access withdrawn from ${email}.\n`,
+            );
+          }
+          return 0;
+        },
+        { migrate: true },
+      );
     },
   };
 }

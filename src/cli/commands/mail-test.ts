@@ -1,11 +1,9 @@
-import { loadConfig } from '../../config.ts';
-import { createI18n } from '../../i18n/i18n.ts';
 import { isEmail } from '../../lib/validation.ts';
-import { createMailer } from '../../mail/mailer.ts';
 import { MailHeaderError } from '../../mail/message.ts';
 import { testMessage } from '../../mail/messages.ts';
-import { DeliveryError, silentLog } from '../../mail/transport.ts';
+import { DeliveryError } from '../../mail/transport.ts';
 import { type Command, CommandError } from '../command.ts';
+import { withServices } from '../services.ts';
 
 /**
  * Sends one test message straight through the configured mailer — not through the outbox — so the
@@ -22,32 +20,26 @@ export const mailTestCommand: Command = {
       throw new CommandError('mail:test needs exactly one address. Usage: gatehouse mail:test <address>');
     }
     if (!isEmail(address)) throw new CommandError(`"${address}" is not a valid e-mail address.`);
-    const config = loadConfig(io.env, { cwd: io.cwd });
-    // The result is printed below; the log mailer's own log line would only repeat it.
-    const mailer = createMailer(config, () => silentLog);
-    const i18n = createI18n(config.locale, config.fallbackLocale);
-    const message = testMessage(
-      { brand: { appName: config.appName, appUrl: config.appUrl }, i18n },
-      { email: address, locale: config.locale },
-    );
-    const target =
-      config.mail.mailer === 'smtp' ? `smtp://${config.mail.host}:${config.mail.port}` : 'the log mailer';
-    try {
-      const result = await mailer.send(message);
-      io.stdout.write(`Sent "${message.subject}" to ${address} via ${target}.\n`);
-      io.stdout.write(`Accepted: ${result.accepted.join(', ') || '(none)'}\n`);
-      if (result.rejected.length > 0) io.stdout.write(`Rejected: ${result.rejected.join(', ')}\n`);
-      io.stdout.write(`Response: ${result.response}\n`);
-      return result.accepted.length > 0 ? 0 : 1;
-    } catch (error) {
-      if (error instanceof DeliveryError || error instanceof MailHeaderError) {
-        const code =
-          error instanceof DeliveryError ? [error.code, error.responseCode].filter(Boolean).join(' ') : '';
-        throw new CommandError(`Sending via ${target} failed: ${code ? `${code} ` : ''}${error.message}`);
+    // The worker is not started, so the log mailer's own log line stays silent: the result is printed below.
+    return withServices(io, async ({ config, mailer, mailing }) => {
+      const message = testMessage(mailing.context, { email: address, locale: config.locale });
+      const target =
+        config.mail.mailer === 'smtp' ? `smtp://${config.mail.host}:${config.mail.port}` : 'the log mailer';
+      try {
+        const result = await mailer.send(message);
+        io.stdout.write(`Sent "${message.subject}" to ${address} via ${target}.\n`);
+        io.stdout.write(`Accepted: ${result.accepted.join(', ') || '(none)'}\n`);
+        if (result.rejected.length > 0) io.stdout.write(`Rejected: ${result.rejected.join(', ')}\n`);
+        io.stdout.write(`Response: ${result.response}\n`);
+        return result.accepted.length > 0 ? 0 : 1;
+      } catch (error) {
+        if (error instanceof DeliveryError || error instanceof MailHeaderError) {
+          const code =
+            error instanceof DeliveryError ? [error.code, error.responseCode].filter(Boolean).join(' ') : '';
+          throw new CommandError(`Sending via ${target} failed: ${code ? `${code} ` : ''}${error.message}`);
+        }
+        throw error;
       }
-      throw error;
-    } finally {
-      mailer.close();
-    }
+    });
   },
 };

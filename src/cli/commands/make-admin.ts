@@ -1,14 +1,11 @@
 import { createInterface, type Interface } from 'node:readline/promises';
 import { Writable } from 'node:stream';
-import { createAdmin, type NewAdminInput, validateNewAdmin } from '../../admin/create-admin.ts';
-import { panelAccessCheck } from '../../auth/panel-access.ts';
-import { createPasswordHasher } from '../../auth/passwords.ts';
+import { type NewAdminInput, validateNewAdmin } from '../../admin/create-admin.ts';
 import { loadConfig } from '../../config.ts';
-import { openDatabase } from '../../db/connection.ts';
-import { migrateToLatest } from '../../db/migrator.ts';
 import { createI18n, type Translate } from '../../i18n/i18n.ts';
 import { ValidationError } from '../../lib/validation.ts';
 import { type Command, CommandError, type CommandIO } from '../command.ts';
+import { withServices } from '../services.ts';
 
 type Field = keyof NewAdminInput;
 const FIELDS: readonly Field[] = ['name', 'email', 'password'];
@@ -25,6 +22,7 @@ export const makeAdminCommand: Command = {
   usage: 'gatehouse make:admin [--name NAME] [--email EMAIL] [--password PASSWORD]',
   options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
   async run({ values }, io) {
+    // A bad configuration stops the command before any question is asked.
     const config = loadConfig(io.env, { cwd: io.cwd });
     // Registration's rules and messages, in English like the rest of the command line.
     const t = createI18n('en', 'en').translator('en');
@@ -41,30 +39,21 @@ export const makeAdminCommand: Command = {
     if (missing.length > 0) Object.assign(given, await askFor(missing, io, t));
 
     const input = checked(() => validateNewAdmin(given as NewAdminInput, t));
-    const database = openDatabase(config.database);
-    try {
-      await migrateToLatest(database.db);
-      const result = await createAdmin(
-        {
-          db: database.db,
-          hasher: createPasswordHasher(config.hashConcurrency),
-          canAccessPanel: panelAccessCheck(config.panelEmailDomains),
-          locale: config.locale,
-        },
-        input,
-        { actorId: null, ip: null, now: Date.now() },
-      );
-      if (result.status === 'taken') throw new CommandError(t('validation.unique', { attribute: 'email' }));
-      if (result.status === 'refused') {
-        throw new CommandError(
-          `${input.email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would refuse it.`,
-        );
-      }
-      io.stdout.write(`Success! ${result.user.email} may now log in at ${config.appUrl}/admin/login\n`);
-      return 0;
-    } finally {
-      await database.close();
-    }
+    return withServices(
+      io,
+      async ({ admin, clock }) => {
+        const result = await admin.create(input, { actorId: null, ip: null, now: clock.now() });
+        if (result.status === 'taken') throw new CommandError(t('validation.unique', { attribute: 'email' }));
+        if (result.status === 'refused') {
+          throw new CommandError(
+            `${input.email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would refuse it.`,
+          );
+        }
+        io.stdout.write(`Success! ${result.user.email} may now log in at ${config.appUrl}/admin/login\n`);
+        return 0;
+      },
+      { migrate: true, config },
+    );
   },
 };
 

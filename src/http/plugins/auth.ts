@@ -1,25 +1,26 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { can } from '../../auth/abilities.ts';
-import type { AuthRequest, Guard, Identity, UserProvider } from '../../auth/guards.ts';
-import { AuthenticationError, MissingAbilityError } from '../errors.ts';
+import { type AuthRequest, type Guard, type Identity, isSessionGuard } from '../../auth/guards.ts';
+import { AuthenticationError, ForbiddenError, MissingAbilityError } from '../errors.ts';
+
+export interface RequireAuthOptions {
+  /** A bearer token must hold this ability (sessions hold every ability). */
+  readonly ability?: string;
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
-    guards: ReadonlyMap<string, Guard>;
-    userProviders: ReadonlyMap<string, UserProvider>;
-    /** preHandler that admits the first identity any of `guards` finds, else 401 / login redirect. */
-    requireAuth(guards: readonly string[], options?: { ability?: string }): preHandlerAsyncHookHandler;
+    /**
+     * The preHandler of every protected route, in every area: admits the first identity any of
+     * `guards` (auth/auth.config.ts) finds, else 401 / the guard's login page, or 403 for a session
+     * guard's refused user (see SessionGuardConfig.refusedMessage).
+     */
+    requireAuth(guards: readonly string[], options?: RequireAuthOptions): preHandlerAsyncHookHandler;
   }
   interface FastifyRequest {
     identity: Identity | null;
-    /** Filled by the session plugin: the session a session guard owns on this request. */
-    loadSession?: (guard: string) => Promise<{ readonly userId: number | null } | null>;
   }
-}
-
-export function authRequest(request: FastifyRequest): AuthRequest {
-  return new HttpAuthRequest(request);
 }
 
 /** The guards' view of a request. A class: its methods are shared, not two closures per request. */
@@ -31,20 +32,21 @@ class HttpAuthRequest implements AuthRequest {
     return Array.isArray(value) ? value[0] : value;
   }
 
-  session(guard: string): Promise<{ readonly userId: number | null } | null> {
-    return this.request.loadSession ? this.request.loadSession(guard) : Promise.resolve(null);
+  async session(guard: string): Promise<{ readonly userId: number | null } | null> {
+    const session = await this.request.sessionOf(guard).load();
+    return { userId: session.userId };
   }
 }
 
-/** Authenticates with the first guard that recognises the request; null when none does. */
+/** Authenticates with the first of `names` that recognises the request; null when none does. */
 export async function resolveIdentity(
-  guards: ReadonlyMap<string, Guard>,
-  names: readonly string[],
   request: FastifyRequest,
+  names: readonly string[],
 ): Promise<Identity | null> {
-  const adapter = authRequest(request);
+  const { guards } = request.server.services.auth;
+  const adapter = new HttpAuthRequest(request);
   for (const name of names) {
-    const guard = guards.get(name);
+    const guard: Guard | undefined = guards.get(name);
     if (!guard) throw new Error(`Unknown guard "${name}"`);
     const identity = await guard.authenticate(adapter);
     if (identity) return identity;
@@ -52,25 +54,31 @@ export async function resolveIdentity(
   return null;
 }
 
-export const authPlugin = fp<{
-  guards: ReadonlyMap<string, Guard>;
-  providers: ReadonlyMap<string, UserProvider>;
-}>(
-  async (app, options) => {
-    app.decorate('guards', options.guards);
-    app.decorate('userProviders', options.providers);
+/** preHandler of guest-only pages (the login forms, registration): a signed-in user goes on to `target`. */
+export function redirectIfAuthenticated(guard: string, target: string) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if ((await resolveIdentity(request, [guard])) !== null) return reply.redirect(target);
+  };
+}
+
+export const authPlugin = fp(
+  async (app) => {
+    const { auth } = app.services;
     app.decorateRequest('identity', null);
-    app.decorate('requireAuth', (names: readonly string[], opts: { ability?: string } = {}) => {
+    app.decorate('requireAuth', (names: readonly string[], options: RequireAuthOptions = {}) => {
+      for (const name of names) if (!auth.guards.has(name)) throw new Error(`Unknown guard "${name}"`);
+      const refusing = names.filter((name) => isSessionGuard(auth.config.guards[name]));
       return async (request: FastifyRequest, _reply: FastifyReply) => {
-        const identity = await resolveIdentity(options.guards, names, request);
+        const identity = await resolveIdentity(request, names);
         if (identity === null) {
+          await refuseWithdrawnSessions(request, refusing);
           // RFC 6750 §3.1: error="invalid_token" only when a Bearer credential was presented; other
           // schemes (Basic, …) are "no authentication information" and get the bare challenge.
           const bearerSent = /^\s*bearer\b/i.test(request.headers.authorization ?? '');
           throw new AuthenticationError(names[0]!, bearerSent);
         }
         // Session-authenticated requests hold every ability; tokens only what they were issued with.
-        if (opts.ability && identity.token && !can(identity.token.abilities, opts.ability)) {
+        if (options.ability && identity.token && !can(identity.token.abilities, options.ability)) {
           throw new MissingAbilityError();
         }
         request.identity = identity;
@@ -79,3 +87,20 @@ export const authPlugin = fp<{
   },
   { name: 'gatehouse-auth' },
 );
+
+/**
+ * A live session whose user its guard's provider now refuses (panel access withdrawn, account
+ * disabled) is told so rather than sent to log in again, where guards ask for it (refusedMessage):
+ * the session is ended and the request gets 403. Checked on every request, so losing access takes
+ * effect on the very next one.
+ */
+async function refuseWithdrawnSessions(request: FastifyRequest, guards: readonly string[]): Promise<void> {
+  for (const guard of guards) {
+    const config = request.server.services.auth.config.guards[guard];
+    if (!isSessionGuard(config) || config.refusedMessage === undefined) continue;
+    const session = await request.sessionOf(guard).load();
+    if (session.userId === null) continue;
+    await session.logout();
+    throw new ForbiddenError(config.refusedMessage);
+  }
+}

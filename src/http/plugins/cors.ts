@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { StatefulDomains } from '../../auth/stateful-domains.ts';
 
 /** The routes a single-page app calls cross-origin (CONTRACT §5). Nothing else gets a CORS grant. */
 const SPA_PATHS = new Set(['/sanctum/csrf-cookie', '/login', '/logout', '/register']);
@@ -30,12 +29,13 @@ const MAX_AGE_SECONDS = '7200';
  * The grant is only half of the protection: the session cookie is ignored on /api unless the request
  * is stateful, and stateful state changes need the XSRF header (plugins/csrf.ts).
  */
-export const corsPlugin = fp<{ statefulDomains: StatefulDomains }>(
-  async (app, options) => {
+export const corsPlugin = fp(
+  async (app) => {
+    const { statefulDomains } = app.services.auth;
     const grantedOrigin = (request: FastifyRequest): string | null => {
       const origin = request.headers.origin;
       // Echo only an origin in the exact form browsers serialise it (scheme://host[:port]).
-      if (typeof origin !== 'string' || !options.statefulDomains.matches(origin)) return null;
+      if (typeof origin !== 'string' || !statefulDomains.matches(origin)) return null;
       return new URL(origin).origin === origin ? origin : null;
     };
 

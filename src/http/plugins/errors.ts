@@ -5,18 +5,6 @@ import { AuthenticationError, HttpError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
 import { errorPage } from '../views/error-page.ts';
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set by a form route: shows the same form again (422) with the errors beside their fields. */
-    renderValidationError?: (
-      reply: FastifyReply,
-      error: ValidationError,
-    ) => FastifyReply | Promise<FastifyReply>;
-    /** Set by the session plugin: remembers the intended URL and redirects to the guard's login page. */
-    redirectToLogin?: (reply: FastifyReply, guard: string) => FastifyReply | Promise<FastifyReply>;
-  }
-}
-
 /** Fastify's own request errors, mapped to CONTRACT §2 statuses and our messages. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'http.payload_too_large'],
@@ -35,16 +23,12 @@ export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler(async (error: FastifyError, request, reply) => {
       const t = request.t;
+      // Forms render their own errors (http/pages.ts validateForm); any other gets CONTRACT §2 JSON.
       if (error instanceof ValidationError) {
-        if (!expectsJson(request) && request.renderValidationError) {
-          return request.renderValidationError(reply, error);
-        }
         return reply.code(422).send({ message: error.summary, errors: error.errors });
       }
       if (error instanceof AuthenticationError && !expectsJson(request)) {
-        return request.redirectToLogin
-          ? request.redirectToLogin(reply, error.guard)
-          : reply.redirect('/login');
+        return request.redirectToLogin(reply, error.guard);
       }
       if (error instanceof HttpError) {
         reply.headers(error.headers);

@@ -1,42 +1,25 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { csrfTokenFor, csrfTokenMatches } from '../../auth/csrf.ts';
-import type { UserProvider } from '../../auth/guards.ts';
 import { endSession } from '../../auth/logout.ts';
-import { consumeRememberToken, forgetRememberToken, issueRememberToken } from '../../auth/remember-me.ts';
 import {
   createGuestSession,
   createSession,
   destroySession,
-  findSession,
   isSessionId,
   newSessionId,
   type Session,
   type SessionData,
-  type SessionLifetimes,
-  type SessionReader,
   saveSessionData,
 } from '../../auth/sessions.ts';
 import type { Services } from '../../services.ts';
-
-/** How one session guard (web, admin) lives in a browser. */
-export interface SessionGuardSettings {
-  readonly guard: string;
-  /** Cookie names as configured; `__Host-` is prepended when APP_URL is https. */
-  readonly cookie: string;
-  readonly rememberCookie: string;
-  readonly loginPath: string;
-  readonly lifetimes: SessionLifetimes;
-  readonly rememberMinutes: number;
-  /** A JavaScript-readable cookie mirroring the CSRF token (Sanctum's XSRF-TOKEN), for SPAs. */
-  readonly xsrfCookie?: string;
-}
+import type { SessionCookies } from './session-cookies.ts';
 
 const FLASH = '_flash';
 
 /**
- * CSRF tokens of kept sessions (auth/sessions.ts keptSessions shares one frozen Session between
- * requests): the HMAC is computed once per session, not once per page. Sound because a stored
- * session's key is always the hash of this request's cookie id (see csrfToken()).
+ * CSRF tokens of kept sessions (services.ts keeps one frozen Session per key between requests): the
+ * HMAC is computed once per session, not once per page. Sound because a stored session's key is always
+ * the hash of this request's cookie id (see csrfToken()).
  */
 const csrfTokens = new WeakMap<Session, string>();
 
@@ -60,22 +43,11 @@ export class HttpSession {
   constructor(
     private readonly request: FastifyRequest,
     private readonly services: Services,
-    private readonly provider: UserProvider,
-    readonly settings: SessionGuardSettings,
-    private readonly readSession: SessionReader,
+    readonly guard: string,
+    readonly cookies: SessionCookies,
   ) {
-    const presented = request.cookies[this.cookieName];
+    const presented = request.cookies[cookies.session];
     if (isSessionId(presented)) this.#plainId = presented;
-  }
-
-  get cookieName(): string {
-    return this.services.config.secureCookies ? `__Host-${this.settings.cookie}` : this.settings.cookie;
-  }
-
-  get rememberCookieName(): string {
-    return this.services.config.secureCookies
-      ? `__Host-${this.settings.rememberCookie}`
-      : this.settings.rememberCookie;
   }
 
   get userId(): number | null {
@@ -93,18 +65,9 @@ export class HttpSession {
   }
 
   async #load(): Promise<this> {
-    const { db } = this.services.database;
     const now = this.services.clock.now();
-    const presented = this.#plainId;
-    if (presented !== null) {
-      this.#stored = await findSession(
-        db,
-        this.settings.guard,
-        presented,
-        this.settings.lifetimes,
-        now,
-        this.readSession,
-      );
+    if (this.#plainId !== null) {
+      this.#stored = await this.services.auth.sessions.validate(this.guard, this.#plainId, now);
       if (this.#stored) {
         this.#data = { ...this.#stored.data };
         const flash = this.#data[FLASH];
@@ -116,36 +79,24 @@ export class HttpSession {
         }
       }
     }
-    if (this.userId === null && this.request.cookies[this.rememberCookieName] !== undefined) {
-      await this.#restoreFromRememberCookie(now);
+    if (this.userId === null && this.#rememberCookie !== undefined) {
+      // The session has ended but the browser was remembered: sign it in again (auth/remember-me.ts).
+      const result = await this.services.auth.rememberMe.restore(this.guard, this.#rememberCookie, {
+        ip: this.request.ip,
+        now,
+      });
+      if (result.status === 'ok') {
+        await this.#startAuthenticated(result.userId, now);
+        this.#rememberOut = result.cookie;
+      } else if (result.status === 'refused') {
+        this.#rememberOut = null;
+      }
     }
     return this;
   }
 
-  async #restoreFromRememberCookie(now: number): Promise<void> {
-    const { db } = this.services.database;
-    const result = await consumeRememberToken(
-      db,
-      this.settings.guard,
-      this.request.cookies[this.rememberCookieName],
-      {
-        ip: this.request.ip,
-        now,
-      },
-    );
-    if (result.status === 'stale') return;
-    if (result.status !== 'ok') {
-      this.#rememberOut = null;
-      return;
-    }
-    if ((await this.provider.retrieveById(result.userId)) === null) {
-      // A disabled account's token is spent rather than left rotated: it must not work once re-enabled.
-      await forgetRememberToken(db, this.request.cookies[this.rememberCookieName]);
-      this.#rememberOut = null;
-      return;
-    }
-    await this.#startAuthenticated(result.userId, now);
-    this.#rememberOut = result.cookie;
+  get #rememberCookie(): string | undefined {
+    return this.request.cookies[this.cookies.remember];
   }
 
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
@@ -159,7 +110,7 @@ export class HttpSession {
     const stored = this.#stored;
     let token = stored === null ? undefined : csrfTokens.get(stored);
     if (token === undefined) {
-      token = csrfTokenFor(this.services.config.appKey, this.settings.guard, this.#plainId);
+      token = csrfTokenFor(this.services.config.appKey, this.guard, this.#plainId);
       if (stored !== null) csrfTokens.set(stored, token);
     }
     return token;
@@ -177,7 +128,7 @@ export class HttpSession {
   csrfMatches(presented: unknown): boolean {
     return (
       this.#plainId !== null &&
-      csrfTokenMatches(this.services.config.appKey, this.settings.guard, this.#plainId, presented)
+      csrfTokenMatches(this.services.config.appKey, this.guard, this.#plainId, presented)
     );
   }
 
@@ -217,26 +168,17 @@ export class HttpSession {
   async login(userId: number, remember: boolean): Promise<void> {
     await this.load();
     const now = this.services.clock.now();
-    const { db } = this.services.database;
-    if (this.request.cookies[this.rememberCookieName] !== undefined) {
-      await forgetRememberToken(db, this.request.cookies[this.rememberCookieName]);
+    const { rememberMe } = this.services.auth;
+    if (this.#rememberCookie !== undefined) {
+      await rememberMe.forget(this.#rememberCookie);
       this.#rememberOut = null;
     }
     await this.#startAuthenticated(userId, now);
-    if (remember) {
-      this.#rememberOut = await issueRememberToken(
-        db,
-        this.settings.guard,
-        userId,
-        this.settings.rememberMinutes,
-        now,
-      );
-    }
+    if (remember) this.#rememberOut = await rememberMe.issue(this.guard, userId, now);
   }
 
   async #startAuthenticated(userId: number, now: number): Promise<void> {
-    const { db } = this.services.database;
-    if (this.#stored) await destroySession(db, this.#stored.key);
+    if (this.#stored) await destroySession(this.services.database.db, this.#stored.key);
     const data = { ...this.#data };
     await this.#createWithFreshId(userId, data, now);
     this.#data = data;
@@ -247,19 +189,18 @@ export class HttpSession {
   async #createWithFreshId(userId: number | null, data: SessionData, now: number): Promise<void> {
     this.#plainId = newSessionId();
     this.#sendIdCookie = true;
-    this.#stored = await createSession(
-      this.services.database.db,
-      this.settings.guard,
-      this.#plainId,
-      userId,
-      data,
-      this.#meta(),
-      now,
-    );
+    this.#stored = await createSession(this.services.database.db, this.#newSession(userId, data), now);
   }
 
-  #meta() {
-    return { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
+  #newSession(userId: number | null, data: SessionData) {
+    return {
+      guard: this.guard,
+      plainId: this.#plainId!,
+      userId,
+      data,
+      ip: this.request.ip,
+      userAgent: this.request.headers['user-agent'] ?? null,
+    };
   }
 
   /** Destroys the session server-side (the old cookie stops working) and forgets the remember token. */
@@ -267,12 +208,7 @@ export class HttpSession {
     await this.load();
     await endSession(
       this.services.database.db,
-      {
-        guard: this.settings.guard,
-        key: this.#stored?.key ?? null,
-        userId: this.userId,
-        rememberCookie: this.request.cookies[this.rememberCookieName],
-      },
+      { guard: this.guard, key: this.key, userId: this.userId, rememberCookie: this.#rememberCookie },
       { ip: this.request.ip, now: this.services.clock.now() },
     );
     this.#rememberOut = null;
@@ -298,35 +234,20 @@ export class HttpSession {
         await saveSessionData(db, this.#stored.key, this.#data, now);
       } else if (Object.keys(this.#data).length > 0) {
         if (this.#plainId !== null) {
-          this.#stored = await createGuestSession(
-            db,
-            this.settings.guard,
-            this.#plainId,
-            this.#data,
-            this.#meta(),
-            now,
-          );
+          this.#stored = await createGuestSession(db, this.#newSession(null, this.#data), now);
         }
         // No id yet, or the presented one is taken (see createGuestSession): a fresh id cannot be.
         if (this.#stored === null) await this.#createWithFreshId(null, this.#data, now);
       }
       this.#dirty = false;
     }
-    const secure = this.services.config.secureCookies;
-    const base = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure };
-    if (this.#sendIdCookie && this.#plainId) reply.setCookie(this.cookieName, this.#plainId, base);
-    // A new id means a new CSRF token: SPAs read it from this cookie (it is not a secret from
-    // same-origin script, only from other sites, which cannot read our cookies).
-    if ((this.#sendIdCookie || this.#sendXsrfCookie) && this.#plainId && this.settings.xsrfCookie) {
-      reply.setCookie(this.settings.xsrfCookie, this.csrfToken(), { ...base, httpOnly: false });
-    }
-    if (this.#rememberOut === null) reply.clearCookie(this.rememberCookieName, base);
-    else if (this.#rememberOut !== undefined) {
-      reply.setCookie(this.rememberCookieName, this.#rememberOut, {
-        ...base,
-        maxAge: this.settings.rememberMinutes * 60,
-      });
-    }
+    const id = this.#sendIdCookie && this.#plainId ? this.#plainId : undefined;
+    const shareXsrf = (this.#sendIdCookie || this.#sendXsrfCookie) && this.#plainId && this.cookies.xsrf;
+    this.cookies.write(reply, {
+      id,
+      xsrf: shareXsrf ? this.csrfToken() : undefined,
+      remember: this.#rememberOut,
+    });
     this.#sendIdCookie = false;
     this.#sendXsrfCookie = false;
     this.#rememberOut = undefined;

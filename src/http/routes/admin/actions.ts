@@ -14,19 +14,19 @@ import {
 } from '../../../admin/user-credentials.ts';
 import { findUserById } from '../../../users/users.repository.ts';
 import { NotFoundError } from '../../errors.ts';
-import { auditContext } from '../api/support.ts';
-import { finishAction, idParam, requireAdmin } from './support.ts';
+import { auditContext } from '../../request-context.ts';
+import { finishAction, idParam } from './support.ts';
 
 type Params = Record<string, unknown>;
 
 /**
- * The panel's state changes. Each is a POST behind requireAdmin and the CSRF check (the csrf plugin
- * checks /admin/* against the admin session's token), calls one domain function in src/admin that
+ * The panel's state changes. Each is a POST behind requireAuth(['admin']) and the CSRF check (the admin
+ * guard owns /admin, so its session's token is asked for), calls one domain function in src/admin that
  * writes the change and its audit row together, and redirects back to the user's page with a message.
  */
 export async function adminActionRoutes(app: FastifyInstance) {
   const { db } = app.services.database;
-  const preHandler = requireAdmin(app);
+  const preHandler = app.requireAuth(['admin']);
 
   /** The target user (404 if none) and its page, where every action returns. */
   async function target(request: FastifyRequest) {

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { html } from '../../../lib/html.ts';
+import { loginHandler } from '../../login-form.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { authRequest } from '../../plugins/auth.ts';
+import { sendPage } from '../../pages.ts';
+import { redirectIfAuthenticated } from '../../plugins/auth.ts';
 import type { FormState } from '../../views/forms.ts';
 import { loginPage } from '../../views/pages/login.ts';
-import { loginHandler } from '../web/login.ts';
-import { sendPage } from '../web/support.ts';
-import { ADMIN_PROVIDER } from './support.ts';
 
 /**
  * The panel's own login (CONTRACT §6): the same form rules as /login, but the admin session guard,
@@ -24,21 +23,13 @@ export async function adminLoginRoutes(app: FastifyInstance) {
       links: html`<p class="links muted">${request.t('admin.login.hint')}</p>`,
     });
 
-  app.get('/admin/login', async (request, reply) => {
-    if (await app.guards.get('admin')!.check(authRequest(request))) return reply.redirect('/admin');
-    return sendPage(reply, await render(request, {}));
-  });
-
-  app.post(
+  app.get(
     '/admin/login',
-    loginHandler(app, {
-      guard: 'admin',
-      channel: 'admin',
-      provider: ADMIN_PROVIDER,
-      render,
-      redirectTo: () => '/admin',
-    }),
+    { preHandler: redirectIfAuthenticated('admin', '/admin') },
+    async (request, reply) => sendPage(reply, await render(request, {})),
   );
+
+  app.post('/admin/login', loginHandler(app, { guard: 'admin', render, redirectTo: '/admin' }));
 
   app.post('/admin/logout', async (request, reply) => {
     const session = await request.sessionOf('admin').load();

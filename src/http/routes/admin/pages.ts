@@ -1,38 +1,30 @@
 import type { FastifyInstance } from 'fastify';
-import { isAuditGroup, listAuditEntries } from '../../../admin/audit-log.ts';
-import { loadOverview } from '../../../admin/overview.ts';
-import { loadUserDetail, pageNumber, searchUsers, toPage } from '../../../admin/user-directory.ts';
-import { isEmail } from '../../../lib/validation.ts';
-import { normaliseEmail, toUser, type User } from '../../../users/user.ts';
-import { findUserByEmail, findUserById } from '../../../users/users.repository.ts';
+import { browseAuditLog, isAuditGroup } from '../../../admin/audit-log.ts';
+import { pageNumber } from '../../../admin/paging.ts';
+import { searchUsers } from '../../../admin/user-directory.ts';
+import type { User } from '../../../users/user.ts';
 import { NotFoundError } from '../../errors.ts';
+import { sendPage } from '../../pages.ts';
+import { queryString } from '../../request-context.ts';
 import { auditLogPage } from '../../views/admin/audit-log.ts';
 import { adminHomePage } from '../../views/admin/home.ts';
 import { userShowPage } from '../../views/admin/user-show.ts';
 import { usersListPage } from '../../views/admin/users-list.ts';
-import { sendPage } from '../web/support.ts';
-import { ADMIN_PROVIDER, idParam, queryString, requireAdmin, takeFlash } from './support.ts';
+import { idParam, takeFlash } from './support.ts';
 
 const USERS_PER_PAGE = 25;
 const AUDIT_PER_PAGE = 50;
 
-/** The panel's pages (all GET, all behind requireAdmin): overview, users, one user, audit log. */
+/** The panel's pages (all GET, all behind the admin guard): overview, users, one user, audit log. */
 export async function adminPageRoutes(app: FastifyInstance) {
   const { services } = app;
   const { db } = services.database;
-  const preHandler = requireAdmin(app);
-  const panelCheck = app.userProviders.get(ADMIN_PROVIDER)!;
-  const web = app.sessionGuards.get('web')!;
+  const preHandler = app.requireAuth(['admin']);
+  // The admin guard's provider: who may enter the panel (canAccessPanel), shown beside each user.
+  const panelCheck = services.auth.providerOf('admin');
 
   app.get('/admin', { preHandler }, async (request, reply) => {
-    const idleMinutes = Object.fromEntries(
-      [...app.sessionGuards.values()].map((g) => [g.guard, g.lifetimes.idleMinutes]),
-    );
-    const overview = await loadOverview(
-      db,
-      { tokens: services.tokens, idleMinutes, absoluteMinutes: web.lifetimes.absoluteMinutes },
-      services.clock.now(),
-    );
+    const overview = await services.admin.overview(services.clock.now());
     return sendPage(reply, adminHomePage(request, overview, takeFlash(request)));
   });
 
@@ -49,12 +41,7 @@ export async function adminPageRoutes(app: FastifyInstance) {
 
   app.get('/admin/users/:id', { preHandler }, async (request, reply) => {
     const id = idParam((request.params as Record<string, unknown>)['id']);
-    const detail = await loadUserDetail(
-      db,
-      { tokens: services.tokens, webSessions: web.lifetimes },
-      id,
-      services.clock.now(),
-    );
+    const detail = await services.admin.userDetail(id, services.clock.now());
     if (detail === null) throw new NotFoundError();
     return sendPage(
       reply,
@@ -72,38 +59,11 @@ export async function adminPageRoutes(app: FastifyInstance) {
     const userInput = queryString(request, 'user');
     const groupInput = queryString(request, 'group');
     const group = isAuditGroup(groupInput) ? groupInput : null;
-    const user = await findFilterUser(userInput);
-    let page = pageNumber(queryString(request, 'page'));
-    const list = (n: number) =>
-      listAuditEntries(db, {
-        ...(user ? { userId: user.id } : {}),
-        ...(group ? { group } : {}),
-        limit: AUDIT_PER_PAGE,
-        offset: (n - 1) * AUDIT_PER_PAGE,
-      });
-    let result = userInput !== '' && user === null ? { entries: [], total: 0 } : await list(page);
-    if (result.entries.length === 0 && result.total > 0 && page > 1) {
-      page = Math.ceil(result.total / AUDIT_PER_PAGE);
-      result = await list(page);
-    }
-    return sendPage(
-      reply,
-      auditLogPage(
-        request,
-        { userInput, user, group },
-        toPage(result.entries, result.total, page, AUDIT_PER_PAGE),
-      ),
+    const { user, page } = await browseAuditLog(
+      db,
+      { userInput, group, page: pageNumber(queryString(request, 'page')) },
+      AUDIT_PER_PAGE,
     );
+    return sendPage(reply, auditLogPage(request, { userInput, user, group }, page));
   });
-
-  /** The audit filter accepts an id ("42" or "#42") or an e-mail address. */
-  async function findFilterUser(input: string): Promise<User | null> {
-    const id = /^#?(\d{1,9})$/.exec(input)?.[1];
-    const row = id
-      ? await findUserById(db, Number(id))
-      : isEmail(input)
-        ? await findUserByEmail(db, normaliseEmail(input))
-        : undefined;
-    return row ? toUser(row) : null;
-  }
 }

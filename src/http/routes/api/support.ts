@@ -1,12 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { API_GUARDS } from '../../../auth/auth.config.ts';
 import { AuthenticationError, TooManyRequestsError, UnsupportedMediaTypeError } from '../../errors.ts';
 import { isJsonContentType } from '../../negotiation.ts';
-
-/**
- * Guards that may authenticate an API request, in order: `sanctum` reads the web session cookie for
- * stateful front ends (SANCTUM_STATEFUL_DOMAINS) and otherwise the bearer token.
- */
-export const API_GUARDS: readonly string[] = ['sanctum'];
 
 /** JSON endpoints refuse form and other bodies with 415; a request without any body is an empty form. */
 export async function requireJson(request: FastifyRequest): Promise<void> {
@@ -51,13 +46,5 @@ export function apiAuth(app: FastifyInstance, options: { ability?: string } = {}
       throw error;
     }
     if (throttle) await throttle(request, reply);
-  };
-}
-
-export function auditContext(request: FastifyRequest) {
-  return {
-    ip: request.ip,
-    now: request.server.services.clock.now(),
-    actorId: request.identity?.user.id ?? null,
   };
 }

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { ABILITY_PATTERN } from '../../../auth/abilities.ts';
-import { issueAccessToken, listAccessTokens, revokeAccessTokens } from '../../../auth/access-tokens.ts';
-import { attemptLogin } from '../../../auth/login.ts';
+import { parseId } from '../../../db/ids.ts';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
-import { iso, toPublicUser } from '../../../users/user.ts';
 import { HttpError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
-import { apiAuth, apiThrottle, auditContext, requireJson } from './support.ts';
+import { auditContext } from '../../request-context.ts';
+import { tokenJson } from './json.ts';
+import { apiAuth, apiThrottle, requireJson } from './support.ts';
 
 const MAX_EXPIRES_IN = 10 * 365 * 24 * 3600;
 
@@ -36,71 +36,46 @@ interface IssueInput {
   expires_in?: number;
 }
 
+/** POST /api/tokens (credentials → token), GET /api/tokens, and the revocations (CONTRACT §3). */
 export async function tokenRoutes(app: FastifyInstance) {
-  const { services } = app;
+  const { tokens } = app.services.auth;
   const throttle = apiThrottle(app);
   const authenticated = apiAuth(app);
-  const provider = app.userProviders.get('users')!;
 
   app.post(
     '/api/tokens',
     { preHandler: throttle ? [throttle, requireJson] : [requireJson] },
     async (request, reply) => {
       const input = validate<IssueInput>(request.body, issueSchema, request.t);
-      const audit = auditContext(request);
-      const login = await attemptLogin(
+      const result = await tokens.issueWithPassword(
         {
-          db: services.database.db,
-          hasher: services.hasher,
-          limiter: services.limiter,
-          limit: { max: services.config.loginMaxAttempts, windowSeconds: services.config.loginDecaySeconds },
-        },
-        provider,
-        'api',
-        input,
-        audit,
-      );
-      if (login.status === 'throttled') {
-        throw new TooManyRequestsError(login.retryAfterSeconds, 'auth.throttle', {
-          seconds: login.retryAfterSeconds,
-        });
-      }
-      if (login.status === 'failed') throw new HttpError(401, 'GH_BAD_CREDENTIALS', 'auth.token_failed');
-      const { plainText } = await issueAccessToken(
-        services.database.db,
-        services.tokens,
-        {
-          userId: login.user.id,
-          name: input.device_name,
+          email: input.email,
+          password: input.password,
+          deviceName: input.device_name,
           abilities: input.abilities ? [...new Set(input.abilities)] : ['*'],
           expiresInSeconds: input.expires_in ?? null,
         },
-        { ...audit, actorId: login.user.id },
+        auditContext(request),
       );
-      const { id, name, email } = toPublicUser(login.user);
-      return reply.send({ token: plainText, user: { id, name, email } });
+      if (result.status === 'throttled') {
+        throw new TooManyRequestsError(result.retryAfterSeconds, 'auth.throttle', {
+          seconds: result.retryAfterSeconds,
+        });
+      }
+      if (result.status === 'failed') throw new HttpError(401, 'GH_BAD_CREDENTIALS', 'auth.token_failed');
+      const { id, name, email } = result.user;
+      return reply.send({ token: result.plainText, user: { id, name, email } });
     },
   );
 
-  app.get('/api/tokens', { preHandler: authenticated }, async (request) => {
-    const tokens = await listAccessTokens(services.database.db, services.tokens, request.identity!.user.id);
-    return {
-      data: tokens.map((t) => ({
-        id: t.id,
-        name: t.name,
-        abilities: t.abilities,
-        last_used_at: iso(t.lastUsedAt),
-        expires_at: iso(t.expiresAt),
-        created_at: iso(t.createdAt),
-      })),
-    };
-  });
+  app.get('/api/tokens', { preHandler: authenticated }, async (request) => ({
+    data: (await tokens.list(request.identity!.user.id)).map(tokenJson),
+  }));
 
   app.delete('/api/tokens/current', { preHandler: authenticated }, async (request, reply) => {
     const { user, token } = request.identity!;
     // A session-authenticated SPA request has no token to revoke (Sanctum's TransientToken).
-    if (token)
-      await revokeAccessTokens(services.database.db, user.id, { id: token.id }, auditContext(request));
+    if (token) await tokens.revoke(user.id, { id: token.id }, auditContext(request));
     return reply.code(204).send();
   });
 
@@ -108,10 +83,9 @@ export async function tokenRoutes(app: FastifyInstance) {
     '/api/tokens/:id',
     { preHandler: authenticated },
     async (request, reply) => {
-      const id = /^[1-9][0-9]{0,9}$/.test(request.params.id) ? Number(request.params.id) : 0;
-      const user = request.identity!.user;
-      if (id === 0 || id > 2_147_483_647) throw new NotFoundError();
-      const count = await revokeAccessTokens(services.database.db, user.id, { id }, auditContext(request));
+      const id = parseId(request.params.id);
+      if (id === null) throw new NotFoundError();
+      const count = await tokens.revoke(request.identity!.user.id, { id }, auditContext(request));
       if (count === 0) throw new NotFoundError();
       return reply.code(204).send();
     },
@@ -131,9 +105,9 @@ export async function tokenRoutes(app: FastifyInstance) {
       // The rules of device_name: a name with control characters (NUL would make PostgreSQL fail
       // the query) cannot match any token, so it is refused like any other malformed value.
       const { name } = validate<{ name: string }>(query, deleteByNameSchema, request.t);
-      await revokeAccessTokens(services.database.db, user.id, { name }, auditContext(request));
+      await tokens.revoke(user.id, { name }, auditContext(request));
     } else {
-      await revokeAccessTokens(services.database.db, user.id, { all: true }, auditContext(request));
+      await tokens.revoke(user.id, { all: true }, auditContext(request));
     }
     return reply.code(204).send();
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { sendPage } from '../../pages.ts';
 import { dashboardPage } from '../../views/pages/dashboard.ts';
-import { sendPage } from './support.ts';
 
 export async function dashboardRoutes(app: FastifyInstance) {
   app.get('/dashboard', { preHandler: app.requireAuth(['web']) }, async (request, reply) => {

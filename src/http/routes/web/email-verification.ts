@@ -1,19 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  checkVerificationLink,
-  markEmailVerified,
-  queueVerificationMail,
-  resendVerificationMail,
-  verificationSettings,
-} from '../../../auth/email-verification.ts';
-import { createMailing } from '../../../mail/mailing.ts';
-import type { Services } from '../../../services.ts';
-import type { RegistrationHooks } from '../../../users/registration.ts';
 import { ForbiddenError, TooManyRequestsError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
+import { sendPage } from '../../pages.ts';
+import { auditContext } from '../../request-context.ts';
 import { verifyEmailPage } from '../../views/pages/verify-email.ts';
-import { auditContext } from '../api/support.ts';
-import { sendPage } from './support.ts';
 
 /** Laravel's `throttle:6,1` on the resend button: a mailbox cannot be flooded from one account. */
 const RESEND_LIMIT = { max: 6, windowSeconds: 60 };
@@ -25,8 +15,7 @@ const RESEND_LIMIT = { max: 6, windowSeconds: 60 };
  */
 export async function emailVerificationRoutes(app: FastifyInstance) {
   const { services } = app;
-  const settings = verificationSettings(services.config);
-  const mailing = createMailing(services.config, services.i18n, services.outbox);
+  const { verification } = services.auth;
   const web = app.requireAuth(['web']);
   // Nothing left to verify: Breeze sends the browser on to the dashboard.
   const alreadyVerified = (request: FastifyRequest, reply: FastifyReply) =>
@@ -49,14 +38,7 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
     if (user.emailVerifiedAt !== null) return alreadyVerified(request, reply);
     const attempt = await services.limiter.attempt(`verification:${user.id}`, RESEND_LIMIT);
     if (!attempt.allowed) throw new TooManyRequestsError(attempt.retryAfterSeconds);
-    await resendVerificationMail(
-      services.database.db,
-      mailing,
-      settings,
-      user,
-      request.locale,
-      services.clock.now(),
-    );
+    await verification.resend(user, request.locale, services.clock.now());
     if (expectsJson(request)) return reply.send({ message: t('verification.sent') });
     request.sessionOf('web').flash('status', t('verification.sent'));
     return reply.redirect('/email/verify');
@@ -67,8 +49,7 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
     { preHandler: web },
     async (request, reply) => {
       const user = request.identity!.user;
-      const check = checkVerificationLink(
-        settings,
+      const check = verification.check(
         user,
         { ...request.params, expires: request.query['expires'], signature: request.query['signature'] },
         services.clock.now(),
@@ -77,19 +58,9 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
       if (check === 'invalid' || check === 'expired')
         throw new ForbiddenError('verification.invalid_signature');
       if (check === 'other-user') throw new ForbiddenError();
-      await markEmailVerified(services.database.db, user.id, auditContext(request));
+      await verification.markVerified(user.id, auditContext(request));
       if (expectsJson(request)) return reply.code(204).send();
       return reply.redirect('/dashboard?verified=1');
     },
   );
-}
-
-/**
- * The registration hook (registerRoutes' afterCreate): the verification mail is queued inside the
- * registration's transaction, in the language the user registered in.
- */
-export function verificationMailOnRegistration(services: Services): RegistrationHooks['afterCreate'] {
-  const settings = verificationSettings(services.config);
-  const mailing = createMailing(services.config, services.i18n, services.outbox);
-  return (trx, user) => queueVerificationMail(trx, mailing, settings, user, services.clock.now());
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { sendPage } from '../../pages.ts';
 import { homePage } from '../../views/pages/home.ts';
-import { currentAccount, sendPage } from './support.ts';
+import { currentAccount } from './support.ts';
 
 export async function homeRoutes(app: FastifyInstance) {
   app.get('/', async (request, reply) => {

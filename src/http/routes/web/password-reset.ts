@@ -1,20 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  forgotPasswordSchema,
-  type PasswordResetDeps,
-  type ResetInput,
-  requestPasswordReset,
-  resetPassword,
-  resetPasswordSchema,
-} from '../../../auth/password-reset.ts';
+import { forgotPasswordSchema, type ResetInput, resetPasswordSchema } from '../../../auth/password-reset.ts';
 import { validate, validationError } from '../../../lib/validation.ts';
-import { createMailing } from '../../../mail/mailing.ts';
 import { expectsJson } from '../../negotiation.ts';
+import { sendPage, validateForm } from '../../pages.ts';
+import { auditContext, formBody } from '../../request-context.ts';
 import type { FormState } from '../../views/forms.ts';
 import { forgotPasswordPage } from '../../views/pages/forgot-password.ts';
 import { resetPasswordPage } from '../../views/pages/reset-password.ts';
-import { auditContext } from '../api/support.ts';
-import { formBody, sendPage, validateForm } from './support.ts';
 
 /**
  * GET/POST /forgot-password, GET /reset-password/{token}?email=, POST /reset-password (CONTRACT §4).
@@ -22,13 +14,7 @@ import { formBody, sendPage, validateForm } from './support.ts';
  * or sub-resource on them can leak it) and the request log redacts that path segment.
  */
 export async function passwordResetRoutes(app: FastifyInstance) {
-  const { services } = app;
-  const deps: PasswordResetDeps = {
-    db: services.database.db,
-    hasher: services.hasher,
-    mailing: createMailing(services.config, services.i18n, services.outbox),
-    expireMinutes: services.config.passwordResetExpireMinutes,
-  };
+  const { passwordReset } = app.services.auth;
   // Reset requests finish after their response (see POST /forgot-password); shutdown waits for them.
   const pending = new Set<Promise<void>>();
   app.addHook('onClose', async () => {
@@ -59,7 +45,8 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     const start = () => {
       if (started) return;
       started = true;
-      const task: Promise<void> = requestPasswordReset(deps, email, request.locale, audit)
+      const task: Promise<void> = passwordReset
+        .request(email, request.locale, audit)
         .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'))
         .finally(() => pending.delete(task));
       pending.add(task);
@@ -101,7 +88,7 @@ export async function passwordResetRoutes(app: FastifyInstance) {
       (state) => renderReset(request, state, token),
     );
     if (!validated.ok) return validated.reply;
-    const result = await resetPassword(deps, validated.value, request.locale, auditContext(request));
+    const result = await passwordReset.reset(validated.value, request.locale, auditContext(request));
     if (result.status === 'invalid') {
       const error = validationError({ email: [t('passwords.token')] }, t);
       if (expectsJson(request)) throw error;

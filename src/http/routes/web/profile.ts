@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { listAccessTokens } from '../../../auth/access-tokens.ts';
+import { sendPage } from '../../pages.ts';
 import { profilePage } from '../../views/pages/profile.ts';
-import { requireVerifiedEmail, sendPage } from './support.ts';
+import { requireVerifiedEmail } from './support.ts';
 
 /** GET /profile: a session and a verified e-mail address (CONTRACT §4). */
 export async function profileRoutes(app: FastifyInstance) {
@@ -12,7 +12,7 @@ export async function profileRoutes(app: FastifyInstance) {
     async (request, reply) => {
       const user = request.identity!.user;
       const session = request.sessionOf('web');
-      const tokens = await listAccessTokens(services.database.db, services.tokens, user.id);
+      const tokens = await services.auth.tokens.list(user.id);
       return sendPage(
         reply,
         profilePage(request, {

@@ -1,30 +1,23 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { validate, validationError } from '../../../lib/validation.ts';
-import {
-  type RegistrationHooks,
-  type RegistrationInput,
-  registerUser,
-  registrationSchema,
-} from '../../../users/registration.ts';
+import { type RegistrationInput, registrationSchema } from '../../../users/registration.ts';
 import { expectsJson } from '../../negotiation.ts';
+import { sendPage, validateForm } from '../../pages.ts';
+import { redirectIfAuthenticated } from '../../plugins/auth.ts';
+import { auditContext, formBody } from '../../request-context.ts';
 import type { FormState } from '../../views/forms.ts';
 import { registerPage } from '../../views/pages/register.ts';
-import { auditContext } from '../api/support.ts';
-import { formBody, redirectIfAuthenticated, sendPage, validateForm } from './support.ts';
-
-export interface RegisterRouteOptions {
-  /** Runs in the registration's transaction (see RegistrationHooks): the verification mail goes here. */
-  readonly afterCreate?: RegistrationHooks['afterCreate'];
-}
 
 /** GET/POST /register (CONTRACT §4): success logs the new user in and goes to /dashboard. */
-export async function registerRoutes(app: FastifyInstance, options: RegisterRouteOptions) {
+export async function registerRoutes(app: FastifyInstance) {
   const { services } = app;
   const render = async (request: FastifyRequest, state: FormState) =>
     registerPage(request, state, (await request.sessionOf('web').load()).csrfToken());
 
-  app.get('/register', { preHandler: redirectIfAuthenticated }, async (request, reply) =>
-    sendPage(reply, await render(request, {})),
+  app.get(
+    '/register',
+    { preHandler: redirectIfAuthenticated('web', services.config.loginRedirect) },
+    async (request, reply) => sendPage(reply, await render(request, {})),
   );
 
   app.post('/register', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -36,12 +29,10 @@ export async function registerRoutes(app: FastifyInstance, options: RegisterRout
       (state) => render(request, withoutPasswords(state)),
     );
     if (!validated.ok) return validated.reply;
-    const result = await registerUser(
-      services.database.db,
-      services.hasher,
+    // The verification mail is queued in the registration's transaction (services.ts).
+    const result = await services.users.register(
       { ...validated.value, locale: request.locale },
       auditContext(request),
-      { afterCreate: options.afterCreate },
     );
     if (result.status === 'email_taken') {
       const error = validationError(

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AUDIT_GROUPS, type AuditEntry, type AuditGroup } from '../../../admin/audit-log.ts';
-import type { Page } from '../../../admin/user-directory.ts';
+import type { Page } from '../../../admin/paging.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { auditTable } from './audit-entries.ts';

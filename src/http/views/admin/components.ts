@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Page } from '../../../admin/user-directory.ts';
+import type { Page } from '../../../admin/paging.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField } from '../forms.ts';
 

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Page, UserListQuery } from '../../../admin/user-directory.ts';
+import type { Page } from '../../../admin/paging.ts';
+import type { UserListQuery } from '../../../admin/user-directory.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { badge, emptyState, type Flash, pagination } from './components.ts';

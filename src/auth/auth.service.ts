@@ -1,0 +1,180 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AuditContext } from '../audit/audit.ts';
+import type { Config } from '../config.ts';
+import type { Database } from '../db/schema.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { Mailing } from '../mail/mailing.ts';
+import type { User } from '../users/user.ts';
+import { databaseProviderDriver, type FindUser } from '../users/user-provider.ts';
+import {
+  type AccessTokenSettings,
+  accessTokenSettings,
+  type FindToken,
+  listAccessTokens,
+  pruneExpiredTokens,
+  type RevokeFilter,
+  resolveAccessToken,
+  revokeAccessTokens,
+} from './access-tokens.ts';
+import {
+  checkVerificationLink,
+  markEmailVerified,
+  type PresentedLink,
+  queueVerificationMail,
+  resendVerificationMail,
+  verificationSettings,
+} from './email-verification.ts';
+import {
+  type AuthConfig,
+  createGuards,
+  type GuardDriver,
+  type ProviderDriver,
+  type UserProvider,
+} from './guards.ts';
+import { attemptLogin, type LoginChannel, type LoginDeps } from './login.ts';
+import { panelAccessCheck } from './panel-access.ts';
+import { type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
+import type { PasswordHasher } from './passwords.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import { forgetRememberToken, issueRememberToken, restoreRememberedUser } from './remember-me.ts';
+import { sanctumGuardDriver } from './sanctum-guard.ts';
+import { sessionGuardDriver } from './session-guard.ts';
+import { pruneExpiredSessions, sessionLifetimes } from './session-pruning.ts';
+import { type FindSession, type SessionLifetimes, validateSession } from './sessions.ts';
+import { statefulDomains } from './stateful-domains.ts';
+import { tokenGuardDriver } from './token-guard.ts';
+import { issueTokenWithPassword, type TokenLoginInput } from './token-login.ts';
+
+/** The per-request point lookups, as the composition root wrapped them (kept on SQLite). */
+export interface Lookups {
+  readonly findToken: FindToken;
+  readonly findUser: FindUser;
+  readonly findSession: FindSession;
+}
+
+export interface AuthServiceDeps {
+  readonly config: Config;
+  readonly authConfig: AuthConfig;
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  readonly hasher: PasswordHasher;
+  readonly limiter: RateLimiter;
+  readonly mailing: Mailing;
+  readonly lookups: Lookups;
+  /** Drivers for guards and providers the built-in ones do not cover. */
+  readonly guardDrivers?: Readonly<Record<string, GuardDriver>>;
+  readonly providerDrivers?: Readonly<Record<string, ProviderDriver>>;
+}
+
+/**
+ * The use cases of signing in, each with its dependencies bound once: the guards and providers of
+ * the auth config, logins, API tokens, sessions and remember-me, password reset and e-mail
+ * verification. Built by services.ts; the HTTP layer and the CLI only call them.
+ */
+export function createAuthService(deps: AuthServiceDeps) {
+  const { config, db, clock, mailing, lookups } = deps;
+  const tokens: AccessTokenSettings = accessTokenSettings(config);
+  // One matcher for the three places that must agree on "stateful": the sanctum guard (reads the
+  // session cookie), the CSRF plugin (demands the XSRF header) and CORS (grants credentials).
+  const stateful = statefulDomains(config.statefulDomains);
+  const canAccessPanel = panelAccessCheck(config.panelEmailDomains);
+  const tokenDriver = tokenGuardDriver((plain) =>
+    resolveAccessToken({ db, clock, findToken: lookups.findToken }, plain),
+  );
+  const { guards, providers } = createGuards(
+    deps.authConfig,
+    {
+      token: tokenDriver,
+      session: sessionGuardDriver,
+      sanctum: sanctumGuardDriver({
+        statefulDomains: stateful,
+        session: sessionGuardDriver,
+        token: tokenDriver,
+      }),
+      ...deps.guardDrivers,
+    },
+    { database: databaseProviderDriver(lookups.findUser, { canAccessPanel }), ...deps.providerDrivers },
+  );
+  const lifetimes = sessionLifetimes(deps.authConfig, config.sessionAbsoluteLifetimeMinutes);
+
+  /** The provider behind a guard: whom it lets in, and whose credentials its login accepts. */
+  const providerOf = (guard: string): UserProvider => {
+    const provider = providers.get(deps.authConfig.guards[guard]?.provider ?? '');
+    if (provider === undefined) throw new Error(`No user provider for guard "${guard}"`);
+    return provider;
+  };
+  const lifetimesOf = (guard: string): SessionLifetimes => {
+    const found = lifetimes.get(guard);
+    if (found === undefined) throw new Error(`"${guard}" is not a session guard`);
+    return found;
+  };
+
+  const login: LoginDeps = {
+    db,
+    hasher: deps.hasher,
+    limiter: deps.limiter,
+    limit: { max: config.loginMaxAttempts, windowSeconds: config.loginDecaySeconds },
+  };
+  const resets = { db, hasher: deps.hasher, mailing, expireMinutes: config.passwordResetExpireMinutes };
+  const verification = verificationSettings(config);
+
+  return {
+    config: deps.authConfig,
+    guards,
+    providers,
+    statefulDomains: stateful,
+    canAccessPanel,
+    providerOf,
+    /** Each session guard's idle and absolute lifetimes. */
+    sessionLifetimes: lifetimes,
+    lifetimesOf,
+
+    /** A login through `channel` (the guard of the same name: web, admin, api). */
+    login: (channel: LoginChannel, input: { email: string; password: string }, audit: AuditContext) =>
+      attemptLogin(login, providerOf(channel), channel, input, audit),
+
+    tokens: {
+      settings: tokens,
+      issueWithPassword: (input: TokenLoginInput, audit: AuditContext) =>
+        issueTokenWithPassword({ ...login, tokens }, providerOf('api'), input, audit),
+      list: (userId: number) => listAccessTokens(db, tokens, userId),
+      revoke: (userId: number, filter: RevokeFilter, audit: AuditContext) =>
+        revokeAccessTokens(db, userId, filter, audit),
+      prune: (now: number) => pruneExpiredTokens(db, tokens, now),
+    },
+
+    sessions: {
+      validate: (guard: string, plainId: string, now: number) =>
+        validateSession({ db, findSession: lookups.findSession }, guard, plainId, lifetimesOf(guard), now),
+      prune: (now: number) => pruneExpiredSessions(db, lifetimes, now),
+    },
+
+    rememberMe: {
+      restore: (guard: string, cookie: string | undefined, audit: AuditContext) =>
+        restoreRememberedUser(db, guard, cookie, providerOf(guard), audit),
+      issue: (guard: string, userId: number, now: number) =>
+        issueRememberToken(db, guard, userId, config.rememberLifetimeMinutes, now),
+      forget: (cookie: string | undefined) => forgetRememberToken(db, cookie),
+    },
+
+    passwordReset: {
+      request: (email: string, locale: string, audit: AuditContext) =>
+        requestPasswordReset(resets, email, locale, audit),
+      reset: (input: ResetInput, locale: string, audit: AuditContext) =>
+        resetPassword(resets, input, locale, audit),
+    },
+
+    verification: {
+      check: (user: Pick<User, 'id' | 'email'>, link: PresentedLink, now: number) =>
+        checkVerificationLink(verification, user, link, now),
+      markVerified: (userId: number, audit: AuditContext) => markEmailVerified(db, userId, audit),
+      resend: (user: User, locale: string, now: number) =>
+        resendVerificationMail(db, mailing, verification, user, locale, now),
+      /** Queues the mail in the caller's transaction (registration: the mail exists exactly when the account does). */
+      queue: (trx: Transaction<Database>, user: User) =>
+        queueVerificationMail(trx, mailing, verification, user, clock.now()),
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

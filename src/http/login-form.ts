@@ -1,0 +1,70 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { LoginChannel } from '../auth/login.ts';
+import type { Html } from '../lib/html.ts';
+import { field, rules, validate, validationError } from '../lib/validation.ts';
+import { expectsJson } from './negotiation.ts';
+import { sendPage, validateForm } from './pages.ts';
+import { auditContext, formBody, safeLocalPath } from './request-context.ts';
+import type { FormState } from './views/forms.ts';
+
+/** The seed's login form: email required + e-mail format, password required + min 6, remember optional. */
+export const loginSchema = {
+  email: field.required(rules.string(), rules.email(), rules.max(255)),
+  password: field.required(rules.string(), rules.min(6), rules.max(4096)),
+  remember: field.optional(rules.boolean()),
+};
+
+interface LoginInput {
+  email: string;
+  password: string;
+  remember?: boolean;
+}
+
+export interface LoginForm {
+  /** The session guard signed into, which is also the login channel (throttle key, audit events). */
+  readonly guard: LoginChannel & ('web' | 'admin');
+  readonly render: (request: FastifyRequest, state: FormState) => Promise<Html>;
+  /** Where a login goes when no intended URL was remembered. */
+  readonly redirectTo: string;
+}
+
+/**
+ * The POST handler of the web and admin login forms (CONTRACT §4, §6): validation → the login use
+ * case (throttle, credentials, the guard's provider) → a new session + redirect. Failure shows the
+ * form again (422) with auth.failed on the email field and no redirect; lockout → 429 with
+ * auth.throttle.
+ */
+export function loginHandler(app: FastifyInstance, form: LoginForm) {
+  const { auth } = app.services;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const t = request.t;
+    const render = (state: FormState) => form.render(request, state);
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<LoginInput>(request.body, loginSchema, t),
+      render,
+    );
+    if (!validated.ok) return validated.reply;
+    const input = validated.value;
+    const result = await auth.login(form.guard, input, auditContext(request));
+    if (result.status !== 'ok') {
+      const message =
+        result.status === 'throttled'
+          ? t('auth.throttle', { seconds: result.retryAfterSeconds })
+          : t('auth.failed');
+      const error = validationError({ email: [message] }, t);
+      const status = result.status === 'throttled' ? 429 : 422;
+      if (result.status === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
+      if (expectsJson(request))
+        return reply.code(status).send({ message: error.summary, errors: error.errors });
+      const { password: _dropped, ...old } = formBody(request);
+      return sendPage(reply, await render({ errors: error.errors, old }), status);
+    }
+    const session = await request.sessionOf(form.guard).load();
+    const intended = session.pull('intended');
+    await session.login(result.user.id, input.remember === true);
+    if (expectsJson(request)) return reply.code(204).send();
+    return reply.redirect(safeLocalPath(intended, form.redirectTo));
+  };
+}

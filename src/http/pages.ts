@@ -1,0 +1,31 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Html } from '../lib/html.ts';
+import { ValidationError } from '../lib/validation.ts';
+import { expectsJson } from './negotiation.ts';
+import { formBody } from './request-context.ts';
+import type { FormState } from './views/forms.ts';
+
+export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page.value);
+}
+
+/**
+ * Runs a form's validation. JSON clients get the error thrown (→ 422 JSON by the error handler);
+ * browsers get the same form again, status 422, errors beside fields and their input kept.
+ */
+export async function validateForm<T>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  run: () => T,
+  render: (state: FormState) => Html | Promise<Html>,
+): Promise<{ ok: true; value: T } | { ok: false; reply: FastifyReply }> {
+  try {
+    return { ok: true, value: run() };
+  } catch (error) {
+    if (!(error instanceof ValidationError) || expectsJson(request)) throw error;
+    return {
+      ok: false,
+      reply: sendPage(reply, await render({ errors: error.errors, old: formBody(request) }), 422),
+    };
+  }
+}

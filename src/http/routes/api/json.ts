@@ -1,0 +1,73 @@
+import type { AccessToken } from '../../../auth/access-tokens.ts';
+import type { User } from '../../../users/user.ts';
+
+/**
+ * What the API answers, in Sanctum's shapes: the user of GET /api/user (never a password hash or a
+ * remember token) and a token of GET /api/tokens (never its secret). Times are ISO 8601 strings.
+ */
+
+// A response schema lets Fastify serialise with a compiled stringifier (the hottest route).
+export const userSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    email: { type: 'string' },
+    email_verified_at: { type: ['string', 'null'] },
+    created_at: { type: 'string' },
+    updated_at: { type: 'string' },
+  },
+  required: ['id', 'name', 'email', 'email_verified_at', 'created_at', 'updated_at'],
+  additionalProperties: false,
+} as const;
+
+/** The JSON shape of GET /api/user. */
+export interface PublicUser {
+  id: number;
+  name: string;
+  email: string;
+  email_verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function toPublicUser(user: User): PublicUser {
+  return {
+    id: user.id,
+    name: user.name,
+    email: user.email,
+    email_verified_at: iso(user.emailVerifiedAt),
+    created_at: isoString(user.createdAt),
+    updated_at: isoString(user.updatedAt),
+  };
+}
+
+export function iso(ms: number | null): string | null {
+  return ms === null ? null : isoString(ms);
+}
+
+// Date#toISOString costs ~2 µs, and GET /api/user formats the same three timestamps of a user on
+// every request: the strings are kept (bounded; emptied when full).
+const isoStrings = new Map<number, string>();
+const ISO_STRINGS_LIMIT = 10_000;
+
+function isoString(ms: number): string {
+  let text = isoStrings.get(ms);
+  if (text === undefined) {
+    text = new Date(ms).toISOString();
+    if (isoStrings.size >= ISO_STRINGS_LIMIT) isoStrings.clear();
+    isoStrings.set(ms, text);
+  }
+  return text;
+}
+
+export function tokenJson(token: AccessToken) {
+  return {
+    id: token.id,
+    name: token.name,
+    abilities: token.abilities,
+    last_used_at: iso(token.lastUsedAt),
+    expires_at: iso(token.expiresAt),
+    created_at: iso(token.createdAt),
+  };
+}

@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import { adminRoutes } from './admin/index.ts';
+import { apiRoutes } from './api/index.ts';
+import { assetRoutes } from './assets.ts';
+import { opsRoutes } from './ops.ts';
+import { webRoutes } from './web/index.ts';
+
+/**
+ * Every route, by area; each area is a folder protected through requireAuth and auth.config.ts.
+ * A new area (account self-service under /user, forward auth) is a folder beside these and a line here.
+ */
+export async function routes(app: FastifyInstance) {
+  await app.register(opsRoutes);
+  await app.register(assetRoutes);
+  await app.register(apiRoutes);
+  await app.register(webRoutes);
+  await app.register(adminRoutes);
+}

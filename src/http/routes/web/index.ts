@@ -1,0 +1,21 @@
+import type { FastifyInstance } from 'fastify';
+import { csrfCookieRoutes } from './csrf-cookie.ts';
+import { dashboardRoutes } from './dashboard.ts';
+import { emailVerificationRoutes } from './email-verification.ts';
+import { homeRoutes } from './home.ts';
+import { loginRoutes } from './login.ts';
+import { passwordResetRoutes } from './password-reset.ts';
+import { profileRoutes } from './profile.ts';
+import { registerRoutes } from './register.ts';
+
+/** The server-rendered pages of the web guard: sign-in, registration, e-mail flows, dashboard, profile. */
+export async function webRoutes(app: FastifyInstance) {
+  await app.register(loginRoutes);
+  await app.register(csrfCookieRoutes);
+  await app.register(dashboardRoutes);
+  await app.register(homeRoutes);
+  await app.register(registerRoutes);
+  await app.register(passwordResetRoutes);
+  await app.register(emailVerificationRoutes);
+  await app.register(profileRoutes);
+}
