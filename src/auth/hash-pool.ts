@@ -1,33 +1,38 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
+import type { Options as Argon2Options } from '@node-rs/argon2';
+import { transformSync } from 'esbuild';
 
 /** What a hashing thread can do: argon2id hash/verify, and bcrypt verify for imported hashes. */
 export type HashOp =
-  | { op: 'argon2.hash'; password: string; options: object }
+  | { op: 'argon2.hash'; password: string; options: Argon2Options }
   | { op: 'argon2.verify'; hash: string; password: string }
   | { op: 'bcrypt.verify'; hash: string; password: string };
 
-// Runs as a plain CommonJS worker (no TypeScript loader: less memory, faster start). Each thread lowers
-// its own scheduling priority on Linux, where /proc/thread-self names the thread.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const argon2 = require(workerData.argon2);
-const bcrypt = require(workerData.bcrypt);
-try {
-  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
-  require('node:os').setPriority(tid, workerData.nice);
-} catch {}
-parentPort.on('message', (job) => {
-  try {
-    const result =
-      job.op === 'argon2.hash' ? argon2.hashSync(job.password, job.options)
-      : job.op === 'argon2.verify' ? argon2.verifySync(job.hash, job.password)
-      : bcrypt.verifySync(job.password, job.hash);
-    parentPort.postMessage({ result });
-  } catch (error) {
-    parentPort.postMessage({ error: error instanceof Error ? error.message : String(error) });
-  }
-});`;
+/** A thread's answer to one job. */
+export type HashOutcome = { result: unknown; error?: undefined } | { error: string; result?: undefined };
+
+export interface HashWorkerData {
+  /** Where the bindings are resolved from (this module; the thread may run in another directory). */
+  readonly resolveFrom: string;
+  readonly nice: number;
+}
+
+/**
+ * The thread's code is hash-worker.ts, a module like any other (type-checked and linted). A worker
+ * thread cannot load TypeScript on Node 20 (the loader of `--import tsx` does not reach it), and tsx
+ * in every thread would cost ~18 MiB and most of a second each: so the module is compiled here once,
+ * with esbuild (tsx's own compiler), and each thread runs that output.
+ */
+let compiledWorker: string | undefined;
+function workerCode(): string {
+  compiledWorker ??= transformSync(readFileSync(new URL('./hash-worker.ts', import.meta.url), 'utf8'), {
+    loader: 'ts',
+    format: 'cjs',
+    target: 'node20',
+  }).code;
+  return compiledWorker;
+}
 
 /**
  * Niceness of the hashing threads. A password hash is ~30 ms of pure CPU; at normal priority two of
@@ -52,10 +57,6 @@ class HashPool {
   readonly #queue: Array<{ op: HashOp; resolve: (value: unknown) => void; reject: (error: Error) => void }> =
     [];
   #size = 0;
-  readonly #modules = (() => {
-    const require = createRequire(import.meta.url);
-    return { argon2: require.resolve('@node-rs/argon2'), bcrypt: require.resolve('@node-rs/bcrypt') };
-  })();
 
   grow(size: number): void {
     this.#size = Math.max(this.#size, size);
@@ -81,13 +82,11 @@ class HashPool {
 
   #spawn(): Slot | null {
     if (this.#slots.length >= this.#size) return null;
-    const worker = new Worker(WORKER_SOURCE, {
-      eval: true,
-      execArgv: [],
-      workerData: { ...this.#modules, nice: HASH_THREAD_NICE },
-    });
+    const data: HashWorkerData = { resolveFrom: import.meta.url, nice: HASH_THREAD_NICE };
+    // No execArgv: the thread needs no loader (see workerCode), which keeps it small and quick to start.
+    const worker = new Worker(workerCode(), { eval: true, execArgv: [], workerData: data });
     const slot: Slot = { worker, job: null };
-    const settle = (outcome: { result?: unknown; error?: string }) => {
+    const settle = (outcome: HashOutcome) => {
       const job = slot.job;
       slot.job = null;
       worker.unref();
