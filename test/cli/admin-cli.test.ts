@@ -1,49 +1,26 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../src/cli/index.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { Db } from '../../src/db/schema.ts';
-import { insertUserRow } from '../helpers/api.ts';
 import { createTestApp, TEST_APP_KEY } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
-import { runCliInProcess } from '../helpers/cli.ts';
+import { runCliInProcess, runGatehouse } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+import { insertUserRow } from '../helpers/users.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const APP_URL = 'https://panel.example.test';
 const PASSWORD = 'correct horse battery';
-
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 const oneLine = (text: string) => text.endsWith('\n') && !text.slice(0, -1).includes('\n');
 
 /** `node bin/gatehouse.js …` as a user runs it; stdin is not a terminal (no TTY in a spawned pipe). */
-function spawned(args: string[], env: Record<string, string>, cwd: string): Promise<Result> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/gatehouse.js'), ...args], {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    child.stdin.end();
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const spawned = runGatehouse;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal escape sequences are the point
 const ANSI = /\u001b\[[0-9;]*[A-Za-z]/g;

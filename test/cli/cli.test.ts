@@ -1,42 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openDatabase } from '../../src/db/connection.ts';
 import type { Db } from '../../src/db/schema.ts';
-import { insertTokenRow, insertUserRow } from '../helpers/api.ts';
+import { insertTokenRow } from '../helpers/api.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
-import { runCliInProcess } from '../helpers/cli.ts';
+import { runCliInProcess, runGatehouse } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+import { insertUserRow } from '../helpers/users.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const BIN = join(ROOT, 'bin/gatehouse.js');
 const MINUTE = 60_000;
 
-interface Result {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs `node bin/gatehouse.js …` in `cwd` with exactly `env` (plus PATH), as a user would. */
-function gatehouse(args: string[], env: Record<string, string>, cwd: string): Promise<Result> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      cwd,
-      env: { PATH: process.env['PATH'] ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
+const gatehouse = runGatehouse;
 
 /** The same dispatcher in-process (no spawn): for the many --help and error cases. */
 const inProcess = runCliInProcess;
@@ -203,7 +181,9 @@ for (const { name, skip } of await availableDialects()) {
       };
       const first = await inProcess(['migrate'], env, work);
       assert.equal(first.code, 0, first.stderr);
-      const migrations = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_.*\.ts$/.test(f));
+      const migrations = readdirSync(new URL('../../src/db/migrations', import.meta.url)).filter((f) =>
+        /^\d{4}_.*\.ts$/.test(f),
+      );
       assert.equal(
         first.stdout
           .replace(/^Migrated: /, '')

@@ -5,6 +5,7 @@ import type { Db } from '../../src/db/schema.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+import { insertUserRow } from '../helpers/users.ts';
 
 const MINUTE = 60_000;
 
@@ -12,21 +13,16 @@ const cli = (args: string[], env: Record<string, string>) => runCliInProcess(arg
 
 async function seed(db: Db) {
   const now = Date.now();
-  const user = await db
-    .insertInto('users')
-    .values({
+  const user = {
+    id: await insertUserRow(db, {
       name: 'Prune',
       email: 'prune@example.com',
-      password: 'x',
-      email_verified_at: null,
-      locale: 'en',
-      can_access_panel: 1,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+      passwordHash: 'x',
+      verified: false,
+      panelAccess: true,
+      now,
+    }),
+  };
   const session = (id: string, guard: string, createdAgo: number, idleAgo: number) => ({
     id,
     guard,

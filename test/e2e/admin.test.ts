@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -8,6 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
 import { Browser as InjectBrowser } from '../helpers/browser-session.ts';
 import { chromiumSkip, launchChromium } from '../helpers/chromium.ts';
+import { runGatehouse } from '../helpers/cli.ts';
 
 /**
  * The panel as a person uses it, in a real Chromium: an admin made by `gatehouse make:admin` (the
@@ -21,38 +21,16 @@ const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefo
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'cobol compiler 1959' };
 
 function makeAdmin(databaseUrl: string, storage: string) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done, fail) => {
-    const child = spawn(
-      process.execPath,
-      [
-        join(ROOT, 'bin/gatehouse.js'),
-        'make:admin',
-        '--name',
-        ADMIN.name,
-        '--email',
-        ADMIN.email,
-        '--password',
-        ADMIN.password,
-      ],
-      {
-        cwd: storage,
-        env: {
-          PATH: process.env['PATH'] ?? '',
-          DATABASE_URL: databaseUrl,
-          APP_KEY: TEST_APP_KEY,
-          APP_URL: 'http://gatehouse.test',
-          STORAGE_PATH: storage,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('error', fail);
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
+  return runGatehouse(
+    ['make:admin', '--name', ADMIN.name, '--email', ADMIN.email, '--password', ADMIN.password],
+    {
+      DATABASE_URL: databaseUrl,
+      APP_KEY: TEST_APP_KEY,
+      APP_URL: 'http://gatehouse.test',
+      STORAGE_PATH: storage,
+    },
+    storage,
+  );
 }
 
 const skip = chromiumSkip();

@@ -56,30 +56,6 @@ export async function tokenRow(db: Db, id: number) {
 
 export const tokenId = (plain: string) => Number(plain.slice(0, plain.indexOf('|')));
 
-/** Inserts a user row directly (e.g. with an imported bcrypt hash); returns its id. */
-export async function insertUserRow(
-  db: Db,
-  input: { email: string; passwordHash: string; name?: string; now?: number },
-): Promise<number> {
-  const now = input.now ?? Date.now();
-  const row = await db
-    .insertInto('users')
-    .values({
-      name: input.name ?? 'Inserted',
-      email: input.email,
-      password: input.passwordHash,
-      email_verified_at: now,
-      locale: 'en',
-      can_access_panel: 0,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
-}
-
 /**
  * Inserts a token row directly (without spending a login or the API allowance); returns its
  * plaintext `<id>|<secret>`. `entropy` is padded or cut to 40 characters.

@@ -10,6 +10,7 @@ import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.ts';
 import { availableDialects, createTestDatabase, type DialectName, type TestDatabase } from './databases.ts';
+import { insertUserRow } from './users.ts';
 
 export const TEST_APP_KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64');
 
@@ -89,23 +90,15 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
         email: (input.email ?? `user${counter}-${Date.now()}@example.com`).toLowerCase(),
         password: input.password ?? 'correct horse battery',
       };
-      const now = services.clock.now();
-      const row = await db
-        .insertInto('users')
-        .values({
-          name: user.name,
-          email: user.email,
-          password: await services.hasher.hash(user.password),
-          email_verified_at: input.verified === false ? null : now,
-          locale: input.locale ?? 'en',
-          can_access_panel: input.panelAccess ? 1 : 0,
-          disabled_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      return { id: row.id, ...user };
+      const id = await insertUserRow(db, {
+        ...user,
+        passwordHash: await services.hasher.hash(user.password),
+        verified: input.verified !== false,
+        panelAccess: input.panelAccess,
+        locale: input.locale,
+        now: services.clock.now(),
+      });
+      return { id, ...user };
     },
     async issueToken(email, password, extra = {}) {
       const response = await app.inject({

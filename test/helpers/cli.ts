@@ -1,4 +1,6 @@
+import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/index.ts';
 
 export interface CliResult {
@@ -6,6 +8,8 @@ export interface CliResult {
   stdout: string;
   stderr: string;
 }
+
+const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 
 /** Runs the CLI dispatcher in-process with captured output and a non-TTY stdin (no spawn). */
 export async function runCliInProcess(
@@ -22,4 +26,25 @@ export async function runCliInProcess(
   const stdin = Object.assign(new PassThrough(), { isTTY: false });
   const code = await runCli(args, { stdout, stderr, stdin, env, cwd });
   return { code, stdout: out, stderr: err };
+}
+
+/**
+ * `node bin/gatehouse.js …` as a user runs it: in `cwd`, with exactly `env` (plus PATH); stdin is a
+ * pipe closed at once, so not a terminal. The one child-process helper of the CLI tests.
+ */
+export function runGatehouse(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      cwd,
+      env: { PATH: process.env['PATH'] ?? '', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    child.stdin.end();
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.on('error', fail);
+    child.on('close', (code) => done({ code, stdout, stderr }));
+  });
 }

@@ -1,16 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sha256Hex } from '../../src/lib/crypto.ts';
-import {
-  assertJsonError,
-  assertUnchanged,
-  bearer,
-  insertUserRow,
-  requestToken,
-  tokenId,
-  tokenRow,
-} from '../helpers/api.ts';
+import { assertJsonError, assertUnchanged, bearer, requestToken, tokenId, tokenRow } from '../helpers/api.ts';
 import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { insertUserRow } from '../helpers/users.ts';
 
 /** Laravel's UserFactory hash of "password" (bcrypt, PHP's $2y$ form): an account imported from Laravel. */
 const LARAVEL_HASH = '$2y$10$92IXUNpkjO0rOQ5byMi.Ye4oKoEa3Ro9llC/.og/at2.uheWG/igi';

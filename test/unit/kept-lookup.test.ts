@@ -10,7 +10,7 @@ import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
 import { untracked } from '../../src/db/fast-path/changes.ts';
 import { KeptLookup, keptLookup } from '../../src/db/fast-path/kept-lookup.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
-import { insertUserRow } from '../helpers/api.ts';
+import { insertUserRow } from '../helpers/users.ts';
 
 /**
  * Kept lookups must answer exactly what the database would: these tests change the data behind a

@@ -8,7 +8,7 @@ import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { databaseUserProvider, userFinder } from '../../src/users/user-provider.ts';
-import { insertUserRow } from '../helpers/api.ts';
+import { insertUserRow } from '../helpers/users.ts';
 
 /** The hash Laravel's UserFactory shipped for years: bcrypt cost 10 of "password", in PHP's $2y$ form. */
 const LARAVEL_HASH = '$2y$10$92IXUNpkjO0rOQ5byMi.Ye4oKoEa3Ro9llC/.og/at2.uheWG/igi';

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { findUserById } from '../../src/users/users.repository.ts';
+import { insertUserRow } from '../helpers/users.ts';
 
 // SQLite has one connection: the dialect must still give each transaction the connection to itself
 // (no lost updates, no query of another request inside it) while handing turns over fairly.
@@ -61,23 +62,15 @@ test('a point lookup never sees a row of a transaction that is still open, nor o
   const transaction = db
     .transaction()
     .execute(async (trx) => {
-      const row = await trx
-        .insertInto('users')
-        .values({
-          name: 'Pending',
-          email: 'pending@example.com',
-          password: 'x',
-          email_verified_at: null,
-          locale: 'en',
-          can_access_panel: 0,
-          disabled_at: null,
-          created_at: now,
-          updated_at: now,
-        })
-        .returning('id')
-        .executeTakeFirstOrThrow();
-      inserted = row.id;
-      assert.equal((await findUserById(trx, row.id))?.name, 'Pending', 'the transaction sees its own row');
+      const id = await insertUserRow(trx, {
+        name: 'Pending',
+        email: 'pending@example.com',
+        passwordHash: 'x',
+        verified: false,
+        now,
+      });
+      inserted = id;
+      assert.equal((await findUserById(trx, id))?.name, 'Pending', 'the transaction sees its own row');
       await held;
       throw new Error('roll back');
     })
