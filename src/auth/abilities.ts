@@ -8,25 +8,11 @@ export function can(abilities: readonly string[], ability: string): boolean {
   return abilities.includes('*') || abilities.includes(ability);
 }
 
-const parsed = new Map<string, readonly string[]>();
-const PARSED_LIMIT = 1000;
-
 /**
- * Abilities as stored (JSON text); anything unreadable grants nothing. Every bearer request reads
- * its token's list, and tokens share few distinct lists (most hold ["*"]): each text is parsed once
- * into a frozen array (the memo is bounded, so odd lists cannot grow it without limit).
+ * Abilities as stored (JSON text); anything unreadable grants nothing. Parsed when a token is loaded
+ * (services.ts keeps loaded tokens, frozen), not on every request.
  */
 export function parseAbilities(stored: string): readonly string[] {
-  let abilities = parsed.get(stored);
-  if (abilities === undefined) {
-    abilities = Object.freeze(readAbilities(stored));
-    if (parsed.size >= PARSED_LIMIT) parsed.clear();
-    parsed.set(stored, abilities);
-  }
-  return abilities;
-}
-
-function readAbilities(stored: string): string[] {
   try {
     const value: unknown = JSON.parse(stored);
     return Array.isArray(value) ? value.filter((a): a is string => typeof a === 'string') : [];
