@@ -76,9 +76,7 @@ export async function deleteSessionOfUser(
 ): Promise<boolean> {
   const result = await db
     .deleteFrom('sessions')
-    .where('id', '=', id)
-    .where('user_id', '=', userId)
-    .where('guard', '=', guard)
+    .where((eb) => eb.and({ id, user_id: userId, guard }))
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }
