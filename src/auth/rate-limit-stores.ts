@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { Clock } from '../lib/clock.ts';
+import { type Clock, MINUTE } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 
 export interface Hit {
@@ -26,7 +26,7 @@ export function memoryRateLimitStore(clock: Clock): RateLimitStore {
   const sweep = setInterval(() => {
     const now = clock.now();
     for (const [key, window] of windows) if (window.resetAt <= now) windows.delete(key);
-  }, 60_000);
+  }, MINUTE);
   sweep.unref();
   const live = (key: string) => {
     const window = windows.get(key);

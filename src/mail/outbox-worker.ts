@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../db/connection.ts';
 import type { Database, Db } from '../db/schema.ts';
-import type { Clock } from '../lib/clock.ts';
+import { type Clock, HOUR } from '../lib/clock.ts';
 import { MailHeaderError, type MailMessage } from './message.ts';
 import {
   claimDueRows,
@@ -207,7 +207,7 @@ export class OutboxWorker implements MailQueue {
 
   async #pruneNow(): Promise<void> {
     const now = this.deps.clock.now();
-    if (now - this.#lastPrune < 60 * 60_000) return;
+    if (now - this.#lastPrune < HOUR) return;
     this.#lastPrune = now;
     await pruneFinishedRows(this.deps.db, now - this.settings.retentionMs);
   }

@@ -1,4 +1,5 @@
 import type { Db } from '../db/schema.ts';
+import { DAY, HOUR, MINUTE } from '../lib/clock.ts';
 import { checkMessage, type MailMessage } from './message.ts';
 import { insertOutboxRow } from './outbox.repository.ts';
 import type { PayloadCipher } from './payload-cipher.ts';
@@ -63,11 +64,11 @@ export interface OutboxSettings {
 export const DEFAULT_OUTBOX_SETTINGS: OutboxSettings = {
   pollIntervalMs: 1000,
   batchSize: 20,
-  leaseMs: 2 * 60_000,
+  leaseMs: 2 * MINUTE,
   retryBaseMs: 10_000,
-  retryMaxMs: 60 * 60_000,
-  maxAgeMs: 5 * 24 * 60 * 60_000,
-  retentionMs: 7 * 24 * 60 * 60_000,
+  retryMaxMs: HOUR,
+  maxAgeMs: 5 * DAY,
+  retentionMs: 7 * DAY,
 };
 
 /**

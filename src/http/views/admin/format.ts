@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { DAY, HOUR, MINUTE } from '../../../lib/clock.ts';
 import { type Html, html } from '../../../lib/html.ts';
 
 /**
@@ -26,11 +27,11 @@ export function dateOnly(request: FastifyRequest, ms: number): Html {
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 86_400_000],
-  ['month', 30 * 86_400_000],
-  ['day', 86_400_000],
-  ['hour', 3_600_000],
-  ['minute', 60_000],
+  ['year', 365 * DAY],
+  ['month', 30 * DAY],
+  ['day', DAY],
+  ['hour', HOUR],
+  ['minute', MINUTE],
 ];
 
 export function relativeTime(request: FastifyRequest, ms: number | null): Html {
