@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import { type ChangeTracker, untracked } from './fast-path/changes.ts';
 import { sqliteFastPath } from './fast-path/sqlite.ts';
 import type { Database } from './schema.ts';
+import { openSqliteFile } from './sqlite-handles.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -32,13 +33,14 @@ export function openDatabase(config: DatabaseConfig): DatabaseHandle {
 
 function openSqlite(filename: string): DatabaseHandle {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  const sqlite = new SqliteDatabase(filename);
+  // Statements are prepared once and kept for the life of the process: see db/sqlite-handles.ts for
+  // why none may be left to the garbage collector (Node 24 aborts).
+  const sqlite = openSqliteFile(filename);
   // WAL lets readers run during a write; NORMAL sync is durable across a process crash (kill -9),
-  // which is the failure a service sees, and far faster than FULL.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
+  // which is the failure a service sees, and far faster than FULL. exec() prepares no statement object.
+  sqlite.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL');
+  sqlite.exec('pragma foreign_keys = ON; pragma busy_timeout = 5000');
+  const probe = sqlite.prepare('select 1');
   const fastPath = sqliteFastPath(sqlite);
   const db = new Kysely<Database>({ dialect: fastPath.dialect });
   fastPath.directReads(db);
@@ -47,7 +49,7 @@ function openSqlite(filename: string): DatabaseHandle {
     dialect: 'sqlite',
     changes: fastPath.changes,
     async ping() {
-      sqlite.prepare('select 1').get();
+      probe.get();
     },
     close: () => db.destroy(),
   };

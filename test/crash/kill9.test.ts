@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createServer, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
-import SqliteDatabase from 'better-sqlite3';
 import { openDatabase } from '../../src/db/connection.ts';
 import type { Db } from '../../src/db/schema.ts';
+import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
 import { availableDialects, createTestDatabase, type DialectName } from '../helpers/databases.ts';
 import { eventually, HttpClient, type ServerProcess, startServer } from '../helpers/process.ts';
 import { freePort, startSmtpSink } from '../helpers/smtp-sink.ts';
@@ -156,7 +156,7 @@ for (const { name, skip } of await availableDialects()) {
             ? { dialect: 'sqlite' as const, filename: database.url.slice('sqlite:'.length) }
             : { dialect: 'postgres' as const, url: database.url };
         if (config.dialect === 'sqlite') {
-          const raw = new SqliteDatabase(config.filename);
+          const raw = openSqliteFile(config.filename);
           try {
             assert.deepEqual(raw.pragma('integrity_check'), [{ integrity_check: 'ok' }]);
             assert.deepEqual(raw.pragma('foreign_key_check'), []);

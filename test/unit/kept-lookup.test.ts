@@ -4,12 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import SqliteDatabase from 'better-sqlite3';
+import type SqliteDatabase from 'better-sqlite3';
 import { sessionFinder } from '../../src/auth/sessions.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
 import { untracked } from '../../src/db/fast-path/changes.ts';
 import { KeptLookup, keptLookup } from '../../src/db/fast-path/kept-lookup.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
+import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
 import { insertUserRow } from '../helpers/users.ts';
 
 /**
@@ -33,8 +34,8 @@ describe('KeptLookup over SQLite change tracking', () => {
       await insertUserRow(handle.db, { name: `user ${id}`, email: `u${id}@example.com`, passwordHash: 'x' });
     }
     // A second connection to the same file: what the CLI or another instance would be.
-    other = new SqliteDatabase(filename);
-    other.pragma('busy_timeout = 5000');
+    other = openSqliteFile(filename);
+    other.exec('pragma busy_timeout = 5000');
     names = new KeptLookup(handle.changes, async (id: number) => {
       loads++;
       const row = await handle.db.selectFrom('users').select('name').where('id', '=', id).executeTakeFirst();
@@ -63,9 +64,9 @@ describe('KeptLookup over SQLite change tracking', () => {
 
   test("another connection's commit is seen by the next request", async () => {
     assert.equal(await asNewRequest(() => names.get(2)), 'user 2');
-    other.prepare("update users set name = 'renamed elsewhere' where id = 2").run();
+    other.exec("update users set name = 'renamed elsewhere' where id = 2");
     assert.equal(await asNewRequest(() => names.get(2)), 'renamed elsewhere');
-    other.prepare('delete from users where id = 2').run();
+    other.exec('delete from users where id = 2');
     assert.equal(await asNewRequest(() => names.get(2)), null);
   });
 
@@ -77,7 +78,7 @@ describe('KeptLookup over SQLite change tracking', () => {
 
   test('outside a request, a commit elsewhere is seen from the next event-loop turn', async () => {
     await asNewRequest(() => names.get(1));
-    other.prepare("update users set name = 'next turn' where id = 1").run();
+    other.exec("update users set name = 'next turn' where id = 1");
     await nextTurn();
     await nextTurn();
     assert.equal(await names.get(1), 'next turn');
@@ -125,7 +126,7 @@ describe('KeptLookup over SQLite change tracking', () => {
       await gate;
     });
     await open;
-    other.prepare("update users set name = 'during a transaction' where id = 1").run();
+    other.exec("update users set name = 'during a transaction' where id = 1");
     const answer = asNewRequest(() => names.get(1));
     // The version is read in the next check phase, while the transaction still holds the connection.
     await nextTurn();

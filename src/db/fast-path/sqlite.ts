@@ -62,15 +62,17 @@ export function sqliteFastPath(sqlite: SqliteDatabase.Database) {
 
 /**
  * Kysely prepares every statement anew; preparing costs more than running a primary-key lookup.
- * Statements are cached by their SQL text (bounded, least recently added evicted first).
+ * Statements are cached by their SQL text. Nothing is evicted: an evicted statement could only be left
+ * to the garbage collector, which aborts on Node 24 (db/sqlite-handles.ts). The SQL texts are the query
+ * shapes of this code base, a bounded set: values are parameters, and the only `in (…)` lists are the
+ * fixed audit event groups.
  */
-function statementCache(sqlite: SqliteDatabase.Database, limit = 500) {
+function statementCache(sqlite: SqliteDatabase.Database) {
   const cache = new Map<string, SqliteDatabase.Statement>();
   return (source: string): SqliteDatabase.Statement => {
     let statement = cache.get(source);
     if (statement === undefined) {
       statement = sqlite.prepare(source);
-      if (cache.size >= limit) cache.delete(cache.keys().next().value as string);
       cache.set(source, statement);
     }
     return statement;

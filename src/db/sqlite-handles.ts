@@ -1,0 +1,42 @@
+import SqliteDatabase from 'better-sqlite3';
+
+/*
+ * Why no better-sqlite3 object may be left to the garbage collector.
+ *
+ * better-sqlite3 12 wraps every Database and Statement in node::ObjectWrap, a class compiled into the
+ * addon from Node's headers. In the headers of Node 24.19 and later, its constructor registers an
+ * environment cleanup hook and its destructor removes it, and removing one CHECKs that a Node context is
+ * current (24.18's and 22's headers have no such hook). The destructor runs when V8 reclaims the
+ * wrapper, inside a garbage collection; one triggered by an ordinary allocation in JavaScript runs it
+ * with no context entered, and the process aborts: `node::RemoveEnvironmentCleanupHook … Assertion
+ * failed: (env) != nullptr` from `Statement::~Statement()` (nodejs/node#65446). Node 20 and 22 are not
+ * affected. better-sqlite3 13 no longer uses ObjectWrap, but it needs Node-API 10 (Node ≥ 22.14), so it
+ * cannot be used while Node 20 is supported.
+ *
+ * So every better-sqlite3 object of this process stays reachable until the process exits, and Node's
+ * cleanup hooks free them at teardown, where the environment is alive. That stays small because a
+ * connection prepares each statement once and keeps it (db/connection.ts), and close() finalizes the
+ * statements in SQLite, leaving only their wrappers behind.
+ */
+const untilExit: unknown[] = [];
+
+/**
+ * Opens a better-sqlite3 database whose Database and Statement objects are never reclaimed before the
+ * process exits. Prepare each statement once and keep it: every prepare() adds one for good.
+ */
+export function openSqliteFile(filename: string): SqliteDatabase.Database {
+  const database = new SqliteDatabase(filename);
+  untilExit.push(database);
+  const prepare = database.prepare.bind(database);
+  database.prepare = ((source: string) => {
+    const statement = prepare(source);
+    untilExit.push(statement);
+    return statement;
+  }) as typeof database.prepare;
+  // The library's pragma() prepares a statement of its own and drops it; this one keeps it.
+  database.pragma = ((source: string, options?: SqliteDatabase.PragmaOptions) => {
+    const statement = database.prepare(`pragma ${source}`);
+    return options?.simple ? statement.pluck().get() : statement.all();
+  }) as typeof database.pragma;
+  return database;
+}
