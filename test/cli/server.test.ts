@@ -5,19 +5,24 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { startFlags } from '../../bench/processes.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'gatehouse-server-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
-/** `npm start` without npm: the same command line as package.json's start script. */
+/**
+ * `npm start` without npm: the same command line as package.json's start script, its Node flags
+ * included (they decide when the first garbage collections run, and so when a native-lifetime bug such
+ * as db/sqlite-handles.ts describes would show).
+ */
 function start(env: Record<string, string>): {
   child: ChildProcess;
   output: () => string;
   exit: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+  const child = spawn(process.execPath, [...startFlags(), '--import', 'tsx', 'src/server.ts'], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

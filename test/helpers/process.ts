@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startFlags } from '../../bench/processes.ts';
 import { TEST_APP_KEY } from './app.ts';
 import { freePort } from './smtp-sink.ts';
 
@@ -18,7 +19,7 @@ export interface ServerOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** A real `node --import tsx src/server.ts` process, as `npm start` runs it. */
+/** A real `node <npm start's flags> --import tsx src/server.ts` process, as `npm start` runs it. */
 export interface ServerProcess {
   readonly port: number;
   /** http://127.0.0.1:PORT */
@@ -55,7 +56,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, SERVER_ENTRY], {
+  const child = spawn(process.execPath, [...startFlags(), '--import', TSX_LOADER, SERVER_ENTRY], {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
