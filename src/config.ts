@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
 import {
+  DEFAULT_DATABASE,
   database,
+  defaultSender,
   headerSafe,
   integer,
   localPath,
@@ -119,7 +121,7 @@ export function loadConfig(
     appUrl,
     secureCookies: appUrl.startsWith('https:'),
     storagePath,
-    database: database(read('DATABASE_URL') ?? 'sqlite:storage/database.sqlite', cwd),
+    database: database(read('DATABASE_URL') ?? DEFAULT_DATABASE, cwd),
     redisUrl: redisUrl(read('REDIS_URL')),
     redisPrefix: redisPrefix(read('REDIS_PREFIX')),
     sessionLifetimeMinutes: integer(read, 'SESSION_LIFETIME', 120, 1),
@@ -143,7 +145,7 @@ export function loadConfig(
       port: integer(read, 'MAIL_PORT', 587, 1, 65535),
       username: read('MAIL_USERNAME') ?? null,
       password: merged['MAIL_PASSWORD'] || null,
-      fromAddress: mailAddress(read('MAIL_FROM_ADDRESS') ?? `no-reply@${new URL(appUrl).hostname}`),
+      fromAddress: mailAddress(read('MAIL_FROM_ADDRESS') ?? defaultSender(new URL(appUrl).hostname)),
       fromName: headerSafe('MAIL_FROM_NAME', read('MAIL_FROM_NAME') ?? read('APP_NAME') ?? 'Gatehouse'),
       encryption: oneOf(read, 'MAIL_ENCRYPTION', ['tls', 'starttls', 'none'] as const, 'starttls'),
     },

@@ -1,11 +1,14 @@
 import { Redis } from 'ioredis';
 import { createAdmin, type NewAdminInput } from './admin/create-admin.ts';
 import { loadOverview } from './admin/overview.ts';
+import { ownerId } from './admin/owner.ts';
 import { loadUserDetail } from './admin/user-directory.ts';
+import { deleteUser, inviteUser, sendVerificationLink } from './admin/user-lifecycle.ts';
 import type { AuditContext } from './audit/audit.ts';
 import { accessTokenSettings, tokenFinder } from './auth/access-tokens.ts';
 import { authConfig } from './auth/auth.config.ts';
 import { createAuthService, type Lookups } from './auth/auth.service.ts';
+import { verificationSettings } from './auth/email-verification.ts';
 import type { AuthConfig, GuardDriver, ProviderDriver } from './auth/guards.ts';
 import { createPasswordHasher, type PasswordHasher } from './auth/passwords.ts';
 import { memoryRateLimitStore, redisRateLimitStore } from './auth/rate-limit-stores.ts';
@@ -127,6 +130,18 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
       /** The seed admin (make:admin): mails in APP_LOCALE, since no request gives a language. */
       create: (input: NewAdminInput, audit: AuditContext) =>
         createAdmin({ db, hasher, canAccessPanel: auth.canAccessPanel, locale: config.locale }, input, audit),
+      /** The installation's owner: the first admin make:admin created. */
+      ownerId: () => ownerId(db),
+      /** A new account and an invitation mail with a set-password link, in the admin's language. */
+      invite: (input: { name: string; email: string; locale: string }, audit: AuditContext) =>
+        inviteUser(
+          { db, hasher, mailing, resetExpireMinutes: config.passwordResetExpireMinutes },
+          input,
+          audit,
+        ),
+      sendVerificationLink: (userId: number, audit: AuditContext) =>
+        sendVerificationLink(db, mailing, verificationSettings(config), userId, audit),
+      deleteUser: (userId: number, audit: AuditContext) => deleteUser(db, userId, audit),
     },
     async close() {
       // First: the worker may be writing a delivery result, which needs the database.

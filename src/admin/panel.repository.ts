@@ -45,9 +45,17 @@ export async function countUsersByState(db: Db) {
   return { all: count(all), verified: count(verified), disabled: count(disabled), panel: count(panel) };
 }
 
+/** The user list's quick filters (Filament-style): everyone, or one kind of account. */
+export const USER_FILTERS = ['all', 'disabled', 'unverified', 'admin'] as const;
+export type UserFilter = (typeof USER_FILTERS)[number];
+
 export interface UserSearch {
-  /** Matched against name and e-mail as a substring, case-insensitively; digits also match the id. */
+  /**
+   * Matched against name and e-mail as a substring, case-insensitively; digits, with or without a
+   * leading "#" (as the search box suggests), also match the id.
+   */
   readonly query: string;
+  readonly filter?: UserFilter;
   readonly newestFirst: boolean;
   readonly limit: number;
   readonly offset: number;
@@ -66,14 +74,18 @@ export async function searchUserRows(
   let base = db.selectFrom('users');
   if (term !== '') {
     const pattern = `%${escapeLike(term)}%`;
+    const id = /^#?(\d{1,9})$/.exec(term)?.[1];
     base = base.where((eb) =>
       eb.or([
         sql<boolean>`lower(${sql.ref('name')}) like ${pattern} escape '\\'`,
         sql<boolean>`${sql.ref('email')} like ${pattern} escape '\\'`,
-        ...(/^\d{1,9}$/.test(term) ? [eb('id', '=', Number(term))] : []),
+        ...(id !== undefined ? [eb('id', '=', Number(id))] : []),
       ]),
     );
   }
+  if (search.filter === 'disabled') base = base.where('disabled_at', 'is not', null);
+  else if (search.filter === 'unverified') base = base.where('email_verified_at', 'is', null);
+  else if (search.filter === 'admin') base = base.where('can_access_panel', '=', 1);
   const direction = search.newestFirst ? 'desc' : 'asc';
   const [rows, count] = await Promise.all([
     base

@@ -5,16 +5,17 @@ import { toUser, type User } from '../users/user.ts';
 import { findUserById } from '../users/users.repository.ts';
 import { type AuditEntry, listAuditEntries } from './audit-log.ts';
 import { fetchPage, type Page } from './paging.ts';
-import { searchUserRows } from './panel.repository.ts';
+import { searchUserRows, type UserFilter } from './panel.repository.ts';
 
 export interface UserListQuery {
   readonly search: string;
+  readonly filter: UserFilter;
   readonly newestFirst: boolean;
   readonly page: number;
 }
 
 export async function searchUsers(db: Db, query: UserListQuery, pageSize: number): Promise<Page<User>> {
-  const search = { query: query.search.slice(0, 255), newestFirst: query.newestFirst };
+  const search = { query: query.search.slice(0, 255), filter: query.filter, newestFirst: query.newestFirst };
   return fetchPage(
     async (limit, offset) => {
       const { rows, total } = await searchUserRows(db, { ...search, limit, offset });

@@ -29,7 +29,10 @@ export type AuditEvent =
   | 'admin.user.panel_granted'
   | 'admin.user.panel_revoked'
   | 'admin.token.revoked'
-  | 'admin.session.ended';
+  | 'admin.session.ended'
+  | 'admin.user.invited'
+  | 'admin.user.verification_sent'
+  | 'admin.user.deleted';
 
 /** Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies). */
 export async function recordAudit(

@@ -33,7 +33,7 @@ import {
 } from './guards.ts';
 import { attemptLogin, type LoginChannel, type LoginDeps } from './login.ts';
 import { panelAccessCheck } from './panel-access.ts';
-import { type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
+import { checkResetLink, type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
 import type { PasswordHasher } from './passwords.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import { forgetRememberToken, issueRememberToken, restoreRememberedUser } from './remember-me.ts';
@@ -162,6 +162,9 @@ export function createAuthService(deps: AuthServiceDeps) {
         requestPasswordReset(resets, email, locale, audit),
       reset: (input: ResetInput, locale: string, audit: AuditContext) =>
         resetPassword(resets, input, locale, audit),
+      /** Whether a reset link would work now (read-only: nothing is spent). */
+      linkWorks: async (email: string, token: string, now: number) =>
+        (await checkResetLink(resets, email, token, now)) !== null,
     },
 
     verification: {

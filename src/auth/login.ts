@@ -48,7 +48,12 @@ export async function attemptLogin(
   const events = EVENTS[channel];
   const attempt = await deps.limiter.attempt(key, deps.limit);
   if (!attempt.allowed) {
-    if (attempt.firstRefusal) await recordAudit(deps.db, events.lockout, audit, null, { email, channel });
+    if (attempt.firstRefusal) {
+      // The lockout names the account it protects (when there is one), so filtering the audit log by
+      // that user shows it. Only the audit row differs: the answer is the same for every address.
+      const locked = await findUserByEmail(deps.db, email);
+      await recordAudit(deps.db, events.lockout, audit, locked?.id ?? null, { email, channel });
+    }
     return { status: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
   }
 

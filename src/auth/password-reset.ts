@@ -24,7 +24,7 @@ export interface PasswordResetDeps {
 }
 
 /** At most one reset mail per address per minute (Laravel's broker throttle), shared by all instances. */
-const THROTTLE_MS = MINUTE;
+export const THROTTLE_MS = MINUTE;
 
 export const forgotPasswordSchema = {
   email: field.required(rules.string(), rules.email(), rules.max(255)),
@@ -38,7 +38,8 @@ export const resetPasswordSchema = {
 
 /**
  * "Forgot password". The answer is the same whatever happens here — unknown address, disabled account,
- * throttled, or mail queued — so the caller must not branch on anything but errors.
+ * throttled, or mail queued — so a public caller must not branch on anything but errors. The result
+ * (true: a mail was queued) is for the panel, whose admin already knows the account exists.
  *
  * The token carries 256 bits from the CSPRNG; only its SHA-256 is stored, in the one row a user may
  * have (the primary key is user_id), so a newer request replaces the older token. The upsert itself
@@ -50,9 +51,9 @@ export async function requestPasswordReset(
   email: string,
   locale: string,
   audit: AuditContext,
-): Promise<void> {
+): Promise<boolean> {
   const row = await findUserByEmail(deps.db, normaliseEmail(email));
-  if (row === undefined || row.disabled_at !== null) return;
+  if (row === undefined || row.disabled_at !== null) return false;
   const user = toUser(row);
   const token = randomToken(32);
   const queued = await deps.db.transaction().execute(async (trx) => {
@@ -69,6 +70,7 @@ export async function requestPasswordReset(
     return true;
   });
   if (queued) deps.mailing.queue.wake();
+  return queued;
 }
 
 export interface ResetInput {
@@ -78,6 +80,28 @@ export interface ResetInput {
 }
 
 export type ResetResult = { readonly status: 'reset'; readonly user: User } | { readonly status: 'invalid' };
+
+/**
+ * The read-only check of a reset link: the user of that address (enabled) holds this token and it has
+ * not expired. Used before the form is even shown, so a dead link says so at once instead of after
+ * the user has typed a new password twice; the token is still spent only by resetPassword.
+ */
+export async function checkResetLink(
+  deps: Pick<PasswordResetDeps, 'db' | 'expireMinutes'>,
+  email: string,
+  token: string,
+  now: number,
+) {
+  const row = await findUserByEmail(deps.db, normaliseEmail(email));
+  if (row === undefined || row.disabled_at !== null) return null;
+  const tokenHash = sha256Hex(token);
+  const notBefore = now - deps.expireMinutes * MINUTE;
+  const stored = await findResetToken(deps.db, row.id);
+  if (stored === undefined || !safeEqual(tokenHash, stored.token_hash) || stored.created_at <= notBefore) {
+    return null;
+  }
+  return { row, tokenHash, notBefore };
+}
 
 /**
  * Sets a new password with a mailed token. A cheap read-only check (constant-time hash comparison,
@@ -93,20 +117,18 @@ export async function resetPassword(
   locale: string,
   audit: AuditContext,
 ): Promise<ResetResult> {
-  const row = await findUserByEmail(deps.db, normaliseEmail(input.email));
-  if (row === undefined || row.disabled_at !== null) return { status: 'invalid' };
-  const tokenHash = sha256Hex(input.token);
-  const notBefore = audit.now - deps.expireMinutes * MINUTE;
-  const stored = await findResetToken(deps.db, row.id);
-  if (stored === undefined || !safeEqual(tokenHash, stored.token_hash) || stored.created_at <= notBefore) {
-    return { status: 'invalid' };
-  }
+  const found = await checkResetLink(deps, input.email, input.token, audit.now);
+  if (found === null) return { status: 'invalid' };
+  const { row, tokenHash, notBefore } = found;
 
   const password = await deps.hasher.hash(input.password);
   const user = toUser(row);
   const done = await deps.db.transaction().execute(async (trx) => {
     if (!(await consumeResetToken(trx, user.id, tokenHash, notBefore))) return false;
     await updateUser(trx, user.id, { password, updated_at: audit.now });
+    // The link was mailed to this address and came back: that proves the mailbox as well as a
+    // verification link does (an invited user's first password is set this way).
+    if (row.email_verified_at === null) await updateUser(trx, user.id, { email_verified_at: audit.now });
     const sessions = await destroyUserSessions(trx, user.id);
     const remembered = await revokeRememberTokens(trx, user.id);
     const tokens = await revokeAccessTokens(trx, user.id, { all: true }, { ...audit, actorId: user.id });

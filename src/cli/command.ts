@@ -13,6 +13,12 @@ export interface Command {
   readonly summary: string;
   readonly usage: string;
   readonly options?: ParseArgsConfig['options'];
+  /** One line per option for --help: what it does (and its default). Every option has one. */
+  readonly optionHelp?: Readonly<Record<string, string>>;
+  /** One line per positional argument for --help, by its name in `usage` (e.g. "<email>"). */
+  readonly argumentHelp?: Readonly<Record<string, string>>;
+  /** What the command reads from the environment beyond the common settings, for --help. */
+  readonly environment?: string;
   readonly allowPositionals?: boolean;
   /** Resolves to the exit code. Throw CommandError for a one-line failure. */
   run(args: { values: Record<string, unknown>; positionals: string[] }, io: CommandIO): Promise<number>;

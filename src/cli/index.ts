@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
 import { type Command, CommandError, type CommandIO } from './command.ts';
@@ -21,6 +22,14 @@ export const commands: readonly Command[] = [
   tokensPruneCommand,
 ];
 
+/** The package's version (package.json), for --version. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
@@ -29,24 +38,75 @@ function overview(): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
+    'Options:',
+    "  --help, -h     Show this list, or a command's options after its name",
+    '  --version, -v  Print the version of Gatehouse',
+    '',
     'Run "gatehouse <command> --help" for a command\'s options.',
   ].join('\n');
 }
 
-function help(command: Command): string {
+/** A command's --help: usage, what it does, and every option with its description. */
+export function help(command: Command): string {
   const lines = [`Usage: ${command.usage}`, '', command.summary];
-  const options = Object.entries(command.options ?? {});
-  if (options.length) {
-    lines.push('', 'Options:');
-    for (const [name, spec] of options) lines.push(`  --${name}${spec.type === 'string' ? ' <value>' : ''}`);
+  const args = Object.entries(command.argumentHelp ?? {});
+  if (args.length > 0) {
+    const argWidth = Math.max(...args.map(([a]) => a.length));
+    lines.push('', 'Arguments:', ...args.map(([a, text]) => `  ${a.padEnd(argWidth)}  ${text}`));
   }
-  lines.push('  --help');
+  const rows: [string, string][] = Object.entries(command.options ?? {}).map(([name, spec]) => [
+    `--${name}${spec.type === 'string' ? ' <value>' : ''}`,
+    command.optionHelp?.[name] ?? '',
+  ]);
+  rows.push(['--help, -h', 'Show this help']);
+  const width = Math.max(...rows.map(([flag]) => flag.length));
+  lines.push('', 'Options:');
+  for (const [flag, text] of rows) lines.push(`  ${flag.padEnd(width)}  ${text}`.trimEnd());
+  lines.push(
+    '',
+    command.environment ??
+      'Settings come from the environment and a .env file in the working directory (DATABASE_URL, APP_KEY, …; see README).',
+  );
   return lines.join('\n');
+}
+
+/**
+ * The command a mistyped name most likely meant: the closest by edit distance (at most a third of
+ * its length, and at most 3), or the only command the name starts or ends.
+ */
+export function suggest(name: string): string | null {
+  let best: { name: string; distance: number } | null = null;
+  for (const command of commands) {
+    const distance = editDistance(name.toLowerCase(), command.name);
+    if (best === null || distance < best.distance) best = { name: command.name, distance };
+  }
+  if (best !== null && best.distance <= Math.min(3, Math.ceil(best.name.length / 3))) return best.name;
+  const partial = commands.filter(
+    (c) => name.length >= 3 && (c.name.startsWith(name) || c.name.endsWith(name)),
+  );
+  return partial.length === 1 ? partial[0]!.name : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }
 
 /** Runs one CLI invocation; returns the exit code. Errors become one line on stderr. */
 export async function runCli(argv: readonly string[], io: CommandIO): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    io.stdout.write(`gatehouse ${version()}\n`);
+    return 0;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${overview()}\n`);
     if (name !== undefined) return 0;
@@ -56,7 +116,10 @@ export async function runCli(argv: readonly string[], io: CommandIO): Promise<nu
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    io.stderr.write(`Unknown command "${name}". Run "gatehouse --help" for the list.\n`);
+    const guess = suggest(name);
+    io.stderr.write(
+      `Unknown command "${name}".${guess ? ` Did you mean "${guess}"?` : ''} Run "gatehouse --help" for the list.\n`,
+    );
     return 1;
   }
   try {

@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { parseStatefulDomain, StatefulDomainError } from '../auth/stateful-domains.ts';
 import type { DatabaseConfig } from '../config.ts';
+import { isEmail } from '../lib/validation.ts';
 
 /** A bad value: the start stops with one line naming the variable. */
 export class ConfigError extends Error {
@@ -93,12 +95,25 @@ export function url(read: Reader, name: string, fallback: string): string {
   return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
 }
 
+/** DATABASE_URL when unset: the one SQLite file whose folder (storage/) is created on first start. */
+export const DEFAULT_DATABASE = 'sqlite:storage/database.sqlite';
+
 export function database(raw: string, cwd: string): DatabaseConfig {
   if (raw === 'sqlite::memory:') return { dialect: 'sqlite', filename: ':memory:' };
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (path === '') throw new ConfigError('DATABASE_URL', 'must name a file after sqlite: (got "sqlite:")');
-    return { dialect: 'sqlite', filename: resolvePath(cwd, path) };
+    const filename = resolvePath(cwd, path);
+    // Only the default's storage/ folder is created. A folder named in DATABASE_URL that is missing is
+    // most often a typo or an unmounted volume: creating it would start an empty database there.
+    const folder = dirname(filename);
+    if (raw !== DEFAULT_DATABASE && !existsSync(folder)) {
+      throw new ConfigError(
+        'DATABASE_URL',
+        `names a folder that does not exist: ${folder} (create it first)`,
+      );
+    }
+    return { dialect: 'sqlite', filename };
   }
   if (/^postgres(ql)?:\/\//.test(raw)) {
     let parsed: URL;
@@ -170,11 +185,29 @@ export function localPath(raw: string): string {
   return raw;
 }
 
+/**
+ * The sender must pass the very check every mail goes through (mail/message.ts): a sender it refuses
+ * would make every mail fail at delivery, so it stops the start instead.
+ */
 export function mailAddress(raw: string): string {
-  if (/[\r\n<>,;\s]/.test(raw) || !/^[^@]+@[^@]+$/.test(raw)) {
-    throw new ConfigError('MAIL_FROM_ADDRESS', `must be a plain e-mail address (got "${raw}")`);
+  if (/[\r\n<>,;\s]/.test(raw) || !isEmail(raw)) {
+    throw new ConfigError(
+      'MAIL_FROM_ADDRESS',
+      `must be a plain e-mail address with a dotted domain, e.g. no-reply@example.com (got "${raw}")`,
+    );
   }
   return raw;
+}
+
+/**
+ * no-reply@<APP_URL host>, when that host can be a mail domain. For a host like `localhost`, another
+ * single-label name or an IP address it cannot (no dotted domain), so the default is the conventional
+ * local name `localhost.localdomain` instead of an address every mail would be refused with.
+ */
+export function defaultSender(hostname: string): string {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  const usable = host.includes('.') && isIP(host) === 0 && isEmail(`no-reply@${host}`);
+  return `no-reply@${usable ? host : 'localhost.localdomain'}`;
 }
 
 export function headerSafe(name: string, raw: string): string {

@@ -5,13 +5,19 @@ import { field, rules, validate, validationError } from '../lib/validation.ts';
 import { expectsJson } from './negotiation.ts';
 import { sendPage, validateForm } from './pages.ts';
 import { auditContext, formBody, safeLocalPath } from './request-context.ts';
-import type { FormState } from './views/forms.ts';
+import { type FormState, formState } from './views/forms.ts';
 
-/** The seed's login form: email required + e-mail format, password required + min 6, remember optional. */
+/**
+ * The seed's login form: email required + e-mail format, password required + min 6, remember optional.
+ * `"remember": null` means "not ticked", as in Laravel (Breeze and Fortify read it with
+ * `$request->boolean('remember')`): react-sanctum posts exactly that when the box is not ticked. A null
+ * here can only mean less (no remember-me cookie), unlike `abilities: null` on /api/tokens, which
+ * stays refused because it would otherwise default to ["*"].
+ */
 export const loginSchema = {
   email: field.required(rules.string(), rules.email(), rules.max(255)),
   password: field.required(rules.string(), rules.min(6), rules.max(4096)),
-  remember: field.optional(rules.boolean()),
+  remember: field.nullable(rules.boolean()),
 };
 
 interface LoginInput {
@@ -58,8 +64,7 @@ export function loginHandler(app: FastifyInstance, form: LoginForm) {
       if (result.status === 'throttled') reply.header('retry-after', String(result.retryAfterSeconds));
       if (expectsJson(request))
         return reply.code(status).send({ message: error.summary, errors: error.errors });
-      const { password: _dropped, ...old } = formBody(request);
-      return sendPage(reply, await render({ errors: error.errors, old }), status);
+      return sendPage(reply, await render(formState(formBody(request), error.errors)), status);
     }
     const session = await request.sessionOf(form.guard).load();
     const intended = session.pull('intended');

@@ -3,7 +3,7 @@ import type { Html } from '../lib/html.ts';
 import { ValidationError } from '../lib/validation.ts';
 import { expectsJson } from './negotiation.ts';
 import { formBody } from './request-context.ts';
-import type { FormState } from './views/forms.ts';
+import { type FormState, formState, pageErrors } from './views/forms.ts';
 
 export function sendPage(reply: FastifyReply, page: Html, status = 200): FastifyReply {
   return reply.code(status).type('text/html; charset=utf-8').send(page.value);
@@ -25,7 +25,7 @@ export async function validateForm<T>(
     if (!(error instanceof ValidationError) || expectsJson(request)) throw error;
     return {
       ok: false,
-      reply: sendPage(reply, await render({ errors: error.errors, old: formBody(request) }), 422),
+      reply: sendPage(reply, await render(formState(formBody(request), pageErrors(error))), 422),
     };
   }
 }

@@ -20,6 +20,8 @@ export type Rule = (
 export interface FieldSpec {
   readonly rules: readonly Rule[];
   readonly required: boolean;
+  /** An explicit null counts as absent (Laravel's `nullable`); only where null can widen nothing. */
+  readonly nullable?: boolean;
 }
 
 export type Schema = Record<string, FieldSpec>;
@@ -30,6 +32,8 @@ export class ValidationError extends Error {
   constructor(
     readonly errors: Errors,
     readonly summary: string,
+    /** Per field, the message key of the rule that failed (pages place some messages differently). */
+    readonly rules: Readonly<Record<string, string>> = {},
   ) {
     super(summary);
   }
@@ -40,6 +44,7 @@ const fail = (key: string, params?: Record<string, unknown>): Failure => ({ key,
 export const field = {
   required: (...rules: Rule[]): FieldSpec => ({ rules, required: true }),
   optional: (...rules: Rule[]): FieldSpec => ({ rules, required: false }),
+  nullable: (...rules: Rule[]): FieldSpec => ({ rules, required: false, nullable: true }),
 };
 
 // Control characters other than tab/newline never belong in form text; NUL breaks C libraries downstream.
@@ -123,14 +128,18 @@ export function validate<T = Record<string, unknown>>(input: unknown, schema: Sc
       ? (input as Record<string, unknown>)
       : {};
   const errors: Errors = {};
+  const failed: Record<string, string> = {};
   const output: Record<string, unknown> = {};
   for (const [name, spec] of Object.entries(schema)) {
     let value = Object.hasOwn(body, name) ? body[name] : undefined;
     if (isBlank(value)) {
-      if (spec.required) errors[name] = [t('validation.required', { attribute: attributeName(name, t) })];
+      if (spec.required) {
+        errors[name] = [t('validation.required', { attribute: attributeName(name, t) })];
+        failed[name] = 'validation.required';
+      }
       // An explicit JSON null is not "absent" for an optional field (Laravel without `nullable`): it goes
       // through the type rules, so `"abilities": null` is refused instead of silently granting ["*"].
-      if (spec.required || value !== null) continue;
+      if (spec.required || value !== null || spec.nullable) continue;
     }
     for (const rule of spec.rules) {
       const result = rule(value, body);
@@ -140,21 +149,26 @@ export function validate<T = Record<string, unknown>>(input: unknown, schema: Sc
         continue;
       }
       errors[name] = [t(result.key, { attribute: attributeName(name, t), ...result.params })];
+      failed[name] = result.key;
       break;
     }
     if (!errors[name]) output[name] = value;
   }
-  if (Object.keys(errors).length > 0) throw validationError(errors, t);
+  if (Object.keys(errors).length > 0) throw validationError(errors, t, failed);
   return output as T;
 }
 
 /** Builds the error with Laravel's summary: "<first message> (and N more errors)". */
-export function validationError(errors: Errors, t: Translate): ValidationError {
+export function validationError(
+  errors: Errors,
+  t: Translate,
+  failed: Record<string, string> = {},
+): ValidationError {
   const messages = Object.values(errors).flat();
   const first = messages[0] ?? '';
   const more = messages.length - 1;
   const summary = more > 0 ? `${first} ${t('validation.summary_more', { count: more })}` : first;
-  return new ValidationError(errors, summary);
+  return new ValidationError(errors, summary, failed);
 }
 
 /** A single-field error raised after the form passed its rules (e.g. auth.failed on email). */

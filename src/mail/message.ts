@@ -1,6 +1,6 @@
 import { isEmail } from '../lib/validation.ts';
 
-export type MailKind = 'verify-email' | 'reset-password' | 'password-changed' | 'test';
+export type MailKind = 'verify-email' | 'reset-password' | 'password-changed' | 'invitation' | 'test';
 
 export interface MailAddress {
   readonly address: string;

@@ -24,6 +24,14 @@ export function appLink(brand: Brand, path: string): string {
   return `${brand.appUrl}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
+/** `{APP_URL}/reset-password/{token}?email={email}` (CONTRACT §4): reset and invitation mails. */
+function resetLink(context: MailContext, token: string, email: string): string {
+  return appLink(
+    context.brand,
+    `/reset-password/${encodeURIComponent(token)}?email=${encodeURIComponent(email)}`,
+  );
+}
+
 export function verifyEmailMessage(
   context: MailContext,
   to: Recipient,
@@ -43,15 +51,34 @@ export function resetPasswordMessage(
   token: string,
   expiresInMinutes: number,
 ): MailMessage {
-  const url = appLink(
-    context.brand,
-    `/reset-password/${encodeURIComponent(token)}?email=${encodeURIComponent(to.email)}`,
-  );
+  const url = resetLink(context, token, to.email);
   return build(context, 'reset-password', to, [token], (t) => ({
     subject: t('mail.reset.subject'),
     intro: [t('mail.reset.intro')],
     action: { label: t('mail.reset.action'), url },
     outro: [t('mail.reset.expiry', { count: expiresInMinutes }), t('mail.reset.outro')],
+  }));
+}
+
+/**
+ * An administrator created an account for this address: the link sets its first password (it is a
+ * password reset link, spent the same way). No name in it: the address is not verified yet.
+ */
+export function invitationMessage(
+  context: MailContext,
+  to: Omit<Recipient, 'name'>,
+  token: string,
+  expiresInMinutes: number,
+): MailMessage {
+  const url = resetLink(context, token, to.email);
+  return build(context, 'invitation', to, [token], (t) => ({
+    subject: t('mail.invitation.subject', { app: context.brand.appName }),
+    intro: [t('mail.invitation.intro', { app: context.brand.appName })],
+    action: { label: t('mail.invitation.action'), url },
+    outro: [
+      t('mail.invitation.expiry', { count: expiresInMinutes }),
+      t('mail.invitation.later', { url: appLink(context.brand, '/forgot-password') }),
+    ],
   }));
 }
 

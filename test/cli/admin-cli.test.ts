@@ -229,6 +229,42 @@ for (const { name: dialect, skip } of await availableDialects()) {
       );
     });
 
+    test('a taken e-mail is reported before the password is asked for (flag or prompt)', async () => {
+      const existing = `taken.${Date.now()}@example.com`;
+      assert.equal(
+        (
+          await inProcess(
+            ['make:admin', '--name', 'First', '--email', existing, '--password', 'first passphrase'],
+            env,
+            work,
+          )
+        ).code,
+        0,
+      );
+      const before = (await users(db)).length;
+
+      const byFlag = await typed(['make:admin', '--email', existing.toUpperCase()], ['Second'], env, work);
+      assert.equal(byFlag.code, 1);
+      assert.equal(byFlag.stderr, 'The email has already been taken.\n');
+      assert.doesNotMatch(byFlag.stdout, /Name: |Password: /, 'nothing was asked');
+
+      const byPrompt = await typed(
+        ['make:admin', '--name', 'Second'],
+        [existing, `fresh.${Date.now()}@example.com`, 'second passphrase', 'second passphrase'],
+        env,
+        work,
+      );
+      assert.equal(byPrompt.code, 0, byPrompt.stderr);
+      assert.equal(byPrompt.stderr, 'The email has already been taken.\n');
+      assert.equal((byPrompt.stdout.match(/Email: /g) ?? []).length, 2, 'asked for another address');
+      assert.equal(
+        (byPrompt.stdout.match(/Password: /g) ?? []).length,
+        1,
+        'the password only once, after that',
+      );
+      assert.equal((await users(db)).length, before + 1);
+    });
+
     test('admin:grant and admin:revoke change the flag of an existing user, audited', async () => {
       const row = {
         id: await insertUserRow(db, { name: 'Plain', email: 'plain@example.com', passwordHash: 'x' }),

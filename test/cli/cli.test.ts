@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -120,6 +120,65 @@ describe('gatehouse (in-process dispatcher)', () => {
         assert.match(result.stdout, new RegExp(`^Usage: gatehouse ${command.name}`), command.name);
         assert.match(result.stdout, /--help/);
       }
+      // Every option and argument is described, not merely named.
+      const { stdout } = await inProcess([command.name, '--help'], {}, work);
+      for (const [name, spec] of Object.entries(command.options ?? {})) {
+        const flag = `--${name}${spec.type === 'string' ? ' <value>' : ''}`;
+        assert.match(
+          stdout,
+          new RegExp(`^  ${flag} +\\S.{10,}$`, 'm'),
+          `${command.name} ${flag} has a description`,
+        );
+      }
+      for (const arg of command.usage.match(/<[a-z]+>/g) ?? []) {
+        assert.match(
+          stdout,
+          new RegExp(`^  ${arg} +\\S.{10,}$`, 'm'),
+          `${command.name} ${arg} has a description`,
+        );
+      }
+    }
+  });
+
+  test('a DATABASE_URL into a missing folder fails in one line naming the folder, creating nothing', async () => {
+    const missing = join(work, 'typo-volume');
+    const result = await inProcess(
+      ['migrate'],
+      {
+        APP_KEY: TEST_APP_KEY,
+        STORAGE_PATH: join(work, 'storage'),
+        DATABASE_URL: `sqlite:${missing}/db.sqlite`,
+      },
+      work,
+    );
+    assert.equal(result.code, 1);
+    assert.ok(oneLine(result.stderr), result.stderr);
+    assert.match(result.stderr, /DATABASE_URL names a folder that does not exist: .*typo-volume/);
+    assert.equal(existsSync(missing), false);
+  });
+
+  test('--version prints the package version; a mistyped command gets a suggestion', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-v']) {
+      const result = await inProcess([flag], {}, work);
+      assert.equal(result.code, 0);
+      assert.equal(result.stdout, `gatehouse ${pkg.version}\n`);
+    }
+    for (const [typed, meant] of [
+      ['make-admin', 'make:admin'],
+      ['migrat', 'migrate'],
+      ['token:prune', 'tokens:prune'],
+      ['prune', null],
+      ['admin:grnat', 'admin:grant'],
+      ['xyzzy', null],
+    ] as const) {
+      const result = await inProcess([typed], {}, work);
+      assert.equal(result.code, 1);
+      assert.ok(oneLine(result.stderr), result.stderr);
+      if (meant) assert.match(result.stderr, new RegExp(`Did you mean "${meant}"\\?`), typed);
+      else assert.doesNotMatch(result.stderr, /Did you mean/, typed);
     }
   });
 

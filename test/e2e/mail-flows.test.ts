@@ -93,12 +93,18 @@ describe('mail flows in real Chromium', { skip }, () => {
     assert.equal(await page.inputValue('#field-email'), email);
     await page.fill('#field-password', NEW_PASSWORD);
     await page.fill('#field-password_confirmation', NEW_PASSWORD);
-    await Promise.all([page.waitForURL(/\/login$/), page.click('form[action="/reset-password"] button')]);
+    await Promise.all([
+      page.waitForURL(/\/login$/),
+      page.click('form[action="/reset-password"] button[type=submit]'),
+    ]);
     assert.match((await page.textContent('[role=status]')) ?? '', /Your password has been reset\./);
 
     await page.fill('#field-email', email);
     await page.fill('#field-password', NEW_PASSWORD);
-    await Promise.all([page.waitForURL(/\/dashboard$/), page.click('form[action="/login"] button')]);
+    await Promise.all([
+      page.waitForURL(/\/dashboard$/),
+      page.click('form[action="/login"] button[type=submit]'),
+    ]);
     await linkIn(/\/forgot-password$/, /Your password was changed/);
     const logs = [...server.stdout, ...server.stderr].join('\n');
     assert.ok(!logs.includes(new URL(link).pathname.split('/').pop()!), 'the reset token is in no log line');

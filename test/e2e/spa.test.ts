@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import fp from 'fastify-plugin';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { countRows, createTestApp, type TestApp } from '../helpers/app.ts';
 import { chromiumSkip, launchChromium } from '../helpers/chromium.ts';
+import { serveStatic } from '../helpers/static-server.ts';
 
 /**
  * A real Chromium runs the tiny SPA of fixtures/spa.html against a listening Gatehouse, the way a
@@ -37,25 +36,7 @@ interface Seen {
 
 const PAGE = readFileSync(new URL('./fixtures/spa.html', import.meta.url));
 
-async function serveSpa(): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = createServer((request, response) => {
-    response.writeHead(request.method === 'GET' ? 200 : 405, {
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-    });
-    response.end(request.method === 'GET' ? PAGE : '');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://localhost:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+const serveSpa = () => serveStatic({ '/': { type: 'text/html; charset=utf-8', body: PAGE } });
 
 /** Records what reached Gatehouse, so a refusal can be told apart from a request never sent. */
 const recorder = (seen: Seen[]) =>

@@ -52,7 +52,12 @@ describe('web pages in Chromium', { skip: chromiumSkip() }, () => {
     await page.getByRole('button', { name: 'Register' }).click();
     await page.waitForURL(`${base}/dashboard`);
     assert.equal(await page.getByRole('heading', { level: 1 }).textContent(), 'Dashboard');
-    assert.match((await page.getByRole('status').textContent()) ?? '', /Your account has been created/);
+    assert.match(
+      (await page.getByRole('status').textContent()) ?? '',
+      new RegExp(
+        `Your account has been created, and we have sent a verification link to ${email.replace(/\./g, '\\.')}`,
+      ),
+    );
     assert.match((await page.textContent('main')) ?? '', /You're logged in as Ada Lovelace\./);
     await page.screenshot({ path: join(ARTIFACTS, 'dashboard.png'), fullPage: true });
 

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { createTestApp, type TestApp, type TestAppOptions } from './app.ts';
 import { requireServices } from './databases.ts';
 
 export const CHROMIUM_PATH = process.env['CHROMIUM_PATH'] ?? '/usr/bin/chromium';
@@ -28,4 +29,29 @@ export function launchChromium(): Promise<Browser> {
       '--no-first-run',
     ],
   });
+}
+
+export interface ChromiumApp {
+  t: TestApp;
+  /** The listening Gatehouse, e.g. http://127.0.0.1:40123. */
+  base: string;
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+}
+
+/** A Gatehouse listening on a free port (SQLite) and one Chromium page, for a browser suite. */
+export async function openChromiumApp(options: TestAppOptions = {}): Promise<ChromiumApp> {
+  const t = await createTestApp('sqlite', options);
+  const base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  const browser = await launchChromium();
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  return { t, base, browser, context, page };
+}
+
+export async function closeChromiumApp(app: Partial<ChromiumApp> | undefined): Promise<void> {
+  await app?.context?.close();
+  await app?.browser?.close();
+  await app?.t?.close();
 }

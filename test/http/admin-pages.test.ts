@@ -172,7 +172,10 @@ await describeEachDialect(
       assert.match(byEmail.body, /Token issued/);
       assert.match(byEmail.body, /Sign-in failed/);
       assert.doesNotMatch(byEmail.body, /disabled@example\.com/);
-      assert.match(byEmail.body, /<td class="mono">127\.0\.0\.1<\/td>/);
+      assert.match(
+        byEmail.body,
+        /<td data-label="IP address" class="mono wrap"><div>127\.0\.0\.1<\/div><\/td>/,
+      );
       assert.match(byEmail.body, /UTC<\/time>/);
       const byId = await admin.get(`/admin/audit?user=%23${ada.id}`);
       assert.equal(tableRows(byId.body), tableRows(byEmail.body));

@@ -109,6 +109,16 @@ await describeEachDialect(
       assert.equal(foreign.statusCode, 403);
       assert.deepEqual(foreign.json(), { message: 'This action is unauthorized.' });
 
+      // A person reads what happened and gets the way on, never Laravel's "Invalid signature.".
+      const page = await first.browser.get(tampered);
+      assert.match(page.body, /<h1>This verification link does not work<\/h1>/);
+      assert.match(page.body, /valid for 60 minutes/);
+      assert.match(page.body, /action="\/email\/verification-notification"/, 'a button sends a new link');
+      assert.doesNotMatch(page.body, /Invalid signature/);
+      const foreignPage = await first.browser.get(second.path);
+      assert.match(foreignPage.body, /<h1>This link is for another account<\/h1>/);
+      assert.match(foreignPage.body, /<form method="post" action="\/logout">/, 'log out is offered');
+
       clock.advance(61 * MINUTE);
       const expired = await first.browser.get(first.path);
       assert.equal(expired.statusCode, 403);
@@ -130,6 +140,9 @@ await describeEachDialect(
       assert.equal(notice.statusCode, 200);
       assert.match(notice.body, /action="\/email\/verification-notification"/);
       assert.match(notice.body, /Bestätigungs-E-Mail erneut senden/);
+      assert.ok(notice.body.includes(email.split('@')[0]!), 'says where the link went');
+      assert.match(notice.body, /bis zu 6 neue Links pro Minute/, 'the limit is known before it is hit');
+      assert.match(notice.body, /action="\/logout"/, 'a way out');
       const before = sink.mails.filter((m) => m.envelope.to[0] === email).length;
       const resent = await browser.post('/email/verification-notification');
       assert.equal(resent.statusCode, 302);
@@ -154,6 +167,14 @@ await describeEachDialect(
       const limited = await browser.post('/email/verification-notification', {}, json);
       assert.equal(limited.statusCode, 429);
       assert.ok(Number(limited.headers['retry-after']) > 0);
+      // A person pressing the button again gets the notice page, saying when it works again.
+      const limitedPage = await browser.post('/email/verification-notification');
+      assert.equal(limitedPage.statusCode, 429);
+      assert.match(limitedPage.body, /Sie können in \d+ Sekunden einen weiteren anfordern/);
+      assert.match(limitedPage.body, /action="\/email\/verification-notification"/);
+      const noticeWhileLimited = await browser.get('/email/verify');
+      assert.equal(noticeWhileLimited.statusCode, 200);
+      assert.match(noticeWhileLimited.body, /Sie können in \d+ Sekunden einen weiteren anfordern/);
       assert.equal(
         (await browser.post('/email/verification-notification', { _token: 'bad' })).statusCode,
         419,

@@ -139,8 +139,14 @@ await describeEachDialect(
       );
       assert.ok(extractLinks(notice).includes('http://gatehouse.test/forgot-password'));
 
+      // Opened again, the spent link says so before anything is typed, and offers a new one.
       const replay = new Browser(app.app);
-      await replay.get(link.replace('http://gatehouse.test', ''));
+      const dead = await replay.get(link.replace('http://gatehouse.test', ''));
+      assert.equal(dead.statusCode, 200);
+      assert.match(dead.body, /<h1>This reset link does not work<\/h1>/);
+      assert.ok(dead.body.includes(`href="/forgot-password?email=${encodeURIComponent(user.email)}"`));
+      assert.doesNotMatch(dead.body, /name="password"/, 'no form to fill in for nothing');
+      await replay.get('/forgot-password');
       const second = await replay.post('/reset-password', {
         token,
         email: user.email,

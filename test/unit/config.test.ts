@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { assertSafeAddress } from '../../src/mail/message.ts';
 
 const storage = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
 after(() => rmSync(storage, { recursive: true, force: true }));
@@ -131,5 +132,50 @@ describe('invalid configuration', () => {
     assert.throws(() => {
       (config as { port: number }).port = 1;
     }, TypeError);
+  });
+});
+
+describe('MAIL_FROM_ADDRESS', () => {
+  test('the default is an address the mailer accepts, whatever the APP_URL host', () => {
+    const cases: [string, string][] = [
+      ['https://auth.example.com', 'no-reply@auth.example.com'],
+      ['http://localhost:3000', 'no-reply@localhost.localdomain'],
+      ['http://127.0.0.1:3000', 'no-reply@localhost.localdomain'],
+      ['http://[::1]:3000', 'no-reply@localhost.localdomain'],
+      ['http://intranet', 'no-reply@localhost.localdomain'],
+    ];
+    for (const [url, sender] of cases) {
+      const { fromAddress } = load({ APP_URL: url }).mail;
+      assert.equal(fromAddress, sender, url);
+      assert.doesNotThrow(() => assertSafeAddress(fromAddress), `${url}: the mailer takes ${fromAddress}`);
+    }
+  });
+
+  test('a configured sender the mailer would refuse stops the start, named in one line', () => {
+    for (const bad of [
+      'no-reply@localhost',
+      'root',
+      'a@b@c.com',
+      'x@example.com, y@example.com',
+      'me@[10.0.0.1]',
+    ]) {
+      refuses({ MAIL_FROM_ADDRESS: bad }, 'MAIL_FROM_ADDRESS');
+    }
+    assert.equal(load({ MAIL_FROM_ADDRESS: 'ops@example.org' }).mail.fromAddress, 'ops@example.org');
+  });
+});
+
+describe('DATABASE_URL', () => {
+  test('a SQLite file in a folder that does not exist is refused, naming the folder; nothing is created', () => {
+    const missing = join(storage, 'no-such-folder', 'deeper');
+    assert.throws(
+      () => load({ DATABASE_URL: `sqlite:${join(missing, 'db.sqlite')}` }),
+      (error: unknown) =>
+        error instanceof ConfigError && error.variable === 'DATABASE_URL' && error.message.includes(missing),
+    );
+    assert.ok(!readdirSync(storage).includes('no-such-folder'));
+    // An existing folder, and the default storage/ (created on first start), are fine.
+    assert.doesNotThrow(() => load({ DATABASE_URL: `sqlite:${join(storage, 'db.sqlite')}` }));
+    assert.doesNotThrow(() => load({}));
   });
 });

@@ -23,6 +23,7 @@ const PLURAL = /_(zero|one|two|few|many|other)$/;
 const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
   // "Guard" is the technical name of an authentication guard (web, admin, api), kept as in Laravel.
   de: [
+    'API',
     'Administration',
     'Admin',
     'Details',
@@ -36,6 +37,7 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Gatehouse',
   ],
   fr: [
+    'API',
     'Administration',
     'Actions',
     'Action',
@@ -49,7 +51,7 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Via',
     'Gatehouse',
   ],
-  es: ['Guard', 'ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse'],
+  es: ['API', 'Guard', 'ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse'],
 };
 
 function leaves(tree: unknown, prefix = ''): Map<string, unknown> {

@@ -201,3 +201,20 @@ test('log mailer writes the whole message as a 0600 .eml and logs it without lin
   assert.ok(line.includes('/reset-password/[redacted]'));
   assert.ok(line.includes(files[0]!), 'the log line names the .eml file');
 });
+
+test('with APP_URL=http://localhost:3000 and no MAIL_FROM_ADDRESS, mail is delivered, not dropped', async () => {
+  const sink = await startSmtpSink();
+  try {
+    const log = capture();
+    const mailer = createMailer(config({ ...sink.env, APP_URL: 'http://localhost:3000' }), () => log);
+    await mailer.send(testMessage({ brand, i18n }, { email: 'ada@example.com', locale: 'en' }));
+    const mail = await sink.waitForMail((m) => m.envelope.to[0] === 'ada@example.com');
+    assert.equal(mail.envelope.from, 'no-reply@localhost.localdomain');
+    assert.deepEqual(
+      log.lines.filter((l) => /warn|refused/i.test(l)),
+      [],
+    );
+  } finally {
+    await sink.close();
+  }
+});

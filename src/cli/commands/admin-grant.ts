@@ -18,6 +18,7 @@ export function panelAccessCommand(grant: boolean): Command {
       ? 'Give an existing user access to the administration panel'
       : "Withdraw a user's access to the administration panel",
     usage: `gatehouse ${name} <email>`,
+    argumentHelp: { '<email>': 'The address of an existing account' },
     allowPositionals: true,
     async run({ positionals }, io) {
       if (positionals.length !== 1) throw new CommandError(`Usage: gatehouse ${name} <email>`);

@@ -13,6 +13,7 @@ export const mailTestCommand: Command = {
   name: 'mail:test',
   summary: 'Send a test message through the configured mailer and print the result',
   usage: 'gatehouse mail:test <address>',
+  argumentHelp: { '<address>': 'Where to send the test message (MAIL_MAILER, MAIL_HOST, … decide how)' },
   allowPositionals: true,
   async run({ positionals }, io) {
     const [address, ...extra] = positionals;

@@ -3,7 +3,9 @@ import { Writable } from 'node:stream';
 import { type NewAdminInput, validateNewAdmin } from '../../admin/create-admin.ts';
 import { loadConfig } from '../../config.ts';
 import { createI18n, type Translate } from '../../i18n/i18n.ts';
-import { ValidationError } from '../../lib/validation.ts';
+import { ValidationError, validationError } from '../../lib/validation.ts';
+import { normaliseEmail } from '../../users/user.ts';
+import { findUserByEmail } from '../../users/users.repository.ts';
 import { type Command, CommandError, type CommandIO } from '../command.ts';
 import { withServices } from '../services.ts';
 
@@ -21,6 +23,12 @@ export const makeAdminCommand: Command = {
   summary: 'Create a verified user with access to the administration panel',
   usage: 'gatehouse make:admin [--name NAME] [--email EMAIL] [--password PASSWORD]',
   options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
+  optionHelp: {
+    name: 'Display name, up to 255 characters (asked for on a terminal when left out)',
+    email: 'E-mail address to sign in with; must not belong to an account yet (asked for when left out)',
+    password:
+      'Password, 8–128 characters, not a common one. Visible to other local users (ps) and kept in the shell history: leave it out to type it hidden',
+  },
   async run({ values }, io) {
     // A bad configuration stops the command before any question is asked.
     const config = loadConfig(io.env, { cwd: io.cwd });
@@ -36,12 +44,19 @@ export const makeAdminCommand: Command = {
     }
     // Bad flags fail before any question is asked.
     for (const f of FIELDS) if (given[f] !== undefined) checked(() => checkField(f, given[f]!, given[f]!, t));
-    if (missing.length > 0) Object.assign(given, await askFor(missing, io, t));
 
-    const input = checked(() => validateNewAdmin(given as NewAdminInput, t));
     return withServices(
       io,
-      async ({ admin, clock }) => {
+      async ({ admin, clock, database }) => {
+        // A taken address is reported before the password is asked for, not after it was typed twice.
+        // (The unique index still decides a race: admin.create reports "taken" too.)
+        const taken = async (email: string) =>
+          (await findUserByEmail(database.db, normaliseEmail(email))) !== undefined;
+        if (given.email !== undefined && (await taken(given.email))) {
+          throw new CommandError(t('validation.unique', { attribute: 'email' }));
+        }
+        if (missing.length > 0) Object.assign(given, await askFor(missing, io, t, taken));
+        const input = checked(() => validateNewAdmin(given as NewAdminInput, t));
         const result = await admin.create(input, { actorId: null, ip: null, now: clock.now() });
         if (result.status === 'taken') throw new CommandError(t('validation.unique', { attribute: 'email' }));
         if (result.status === 'refused') {
@@ -78,6 +93,7 @@ async function askFor(
   fields: readonly Field[],
   io: CommandIO,
   t: Translate,
+  emailTaken: (email: string) => Promise<boolean>,
 ): Promise<Partial<NewAdminInput>> {
   const prompt = new Prompt(io);
   const answers: Partial<NewAdminInput> = {};
@@ -89,6 +105,9 @@ async function askFor(
         const confirmation = field === 'password' ? await prompt.secret('Confirm password: ') : value;
         try {
           checkField(field, value, confirmation, t);
+          if (field === 'email' && (await emailTaken(value))) {
+            throw validationError({ email: [t('validation.unique', { attribute: 'email' })] }, t);
+          }
           answers[field] = value;
           break;
         } catch (error) {

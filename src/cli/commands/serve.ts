@@ -5,6 +5,8 @@ export const serveCommand: Command = {
   name: 'serve',
   summary: 'Apply migrations and serve HTTP on HOST:PORT',
   usage: 'gatehouse serve',
+  environment:
+    'HOST (default 127.0.0.1) and PORT (default 3000) choose where it listens; every other setting is read from the environment and a .env file as for npm start (see README).',
   async run() {
     await serve();
     // Keep running: the server owns the process until a signal closes it.

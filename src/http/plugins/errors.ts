@@ -3,7 +3,10 @@ import fp from 'fastify-plugin';
 import { ValidationError } from '../../lib/validation.ts';
 import { AuthenticationError, HttpError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
+import { safeLocalPath } from '../request-context.ts';
+import { currentAccount } from '../routes/web/support.ts';
 import { errorPage } from '../views/error-page.ts';
+import type { Account } from '../views/layout.ts';
 
 /** Fastify's own request errors, mapped to CONTRACT §2 statuses and our messages. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
@@ -32,7 +35,9 @@ export const errorsPlugin = fp(
       }
       if (error instanceof HttpError) {
         reply.headers(error.headers);
-        return respond(request, reply, error.statusCode, t(error.messageKey, error.params));
+        const message = t(error.messageKey, error.params);
+        const detail = FOR_API_CLIENTS.has(error.messageKey) ? null : message;
+        return respond(request, reply, error.statusCode, message, detail);
       }
       const known = error.code ? FASTIFY_ERRORS[error.code] : undefined;
       if (known) return respond(request, reply, known[0], t(known[1]));
@@ -53,8 +58,61 @@ export const errorsPlugin = fp(
   { name: 'gatehouse-errors', dependencies: ['gatehouse-i18n'] },
 );
 
-function respond(request: FastifyRequest, reply: FastifyReply, status: number, message: string) {
+/**
+ * Messages worded for API clients, as Laravel words them (CONTRACT §2): JSON answers keep them, pages
+ * explain the status in plain language instead.
+ */
+const FOR_API_CLIENTS = new Set([
+  'auth.forbidden',
+  'auth.unauthenticated',
+  'http.csrf_mismatch',
+  'http.not_found',
+  'http.too_many_attempts',
+  'http.bad_request',
+  'verification.invalid_signature',
+]);
+
+async function respond(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  message: string,
+  detail: string | null = null,
+) {
   reply.code(status);
   if (expectsJson(request)) return reply.send({ message });
-  return reply.type('text/html; charset=utf-8').send(errorPage(request, status, message).value);
+  const retryAfter = Number(reply.getHeader('retry-after'));
+  const page = errorPage(request, {
+    status,
+    detail,
+    retryAfter: Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : null,
+    account: status < 500 && !request.url.startsWith('/admin') ? await signedIn(request) : undefined,
+    back: sameSiteReferer(request),
+  });
+  return reply.type('text/html; charset=utf-8').send(page.value);
+}
+
+/** The header's account links on an error page; a failure here must not turn a 404 into a 500. */
+async function signedIn(request: FastifyRequest): Promise<Account | null | undefined> {
+  try {
+    return await currentAccount(request);
+  } catch (error) {
+    request.log.warn({ err: error }, 'error page: account unknown');
+    return undefined;
+  }
+}
+
+/** "Go back": the page the browser came from, only when it is a page of this site (and not this one). */
+function sameSiteReferer(request: FastifyRequest): string | null {
+  const referer = request.headers.referer;
+  if (typeof referer !== 'string' || referer.length > 2048) return null;
+  let url: URL;
+  try {
+    url = new URL(referer);
+  } catch {
+    return null;
+  }
+  if (url.host !== request.host) return null;
+  const path = safeLocalPath(url.pathname + url.search, '');
+  return path === '' || path === request.url ? null : path;
 }

@@ -1,10 +1,62 @@
+import type { Translate } from '../../i18n/i18n.ts';
 import { type Html, html } from '../../lib/html.ts';
-import type { Errors } from '../../lib/validation.ts';
+import type { Errors, ValidationError } from '../../lib/validation.ts';
+
+/**
+ * Form components shared by every page with a form (log in, register, reset, and the account pages
+ * that come later). What they promise a person:
+ * - each field has a label, its hint and its error linked by aria-describedby, and aria-invalid;
+ * - after a failed submit the first invalid field has focus (the `autofocus` attribute: no script
+ *   needed) and the page title starts with the number of errors;
+ * - passwords are never sent back; a field that was cleared says so beside it;
+ * - a password field has a show/hide button once the page's script runs (a plain field without it).
+ */
 
 /** What a form page needs to show itself again: errors beside fields and the old input. */
 export interface FormState {
   readonly errors?: Errors;
+  /** The submitted input, passwords removed (see formState). */
   readonly old?: Readonly<Record<string, unknown>>;
+  /** Password fields that held something when submitted: they come back empty, with a note. */
+  readonly cleared?: readonly string[];
+}
+
+/** A field that holds a secret: never echoed back into a page. */
+const isSecretField = (name: string) => /password/.test(name);
+
+/**
+ * The state to show a submitted form again with: its errors (see pageErrors) and its input, less
+ * every password field, whose names are kept in `cleared` when they were not empty.
+ */
+export function formState(body: Readonly<Record<string, unknown>>, errors?: Errors): FormState {
+  const old: Record<string, unknown> = {};
+  const cleared: string[] = [];
+  for (const [name, value] of Object.entries(body)) {
+    if (!isSecretField(name)) old[name] = value;
+    else if (typeof value === 'string' && value !== '') cleared.push(name);
+  }
+  return { errors, old, cleared };
+}
+
+/**
+ * The errors as a page shows them. Laravel reports "confirmation does not match" on `password` (JSON
+ * clients keep that key, CONTRACT §2), but a person has to fix the confirmation field: on a page the
+ * message stands there, and that field is the one marked invalid.
+ */
+export function pageErrors(error: ValidationError): Errors {
+  if (error.rules['password'] !== 'validation.confirmed') return error.errors;
+  const errors: Errors = {};
+  // Keep the form's order (the first invalid field gets focus): the confirmation takes password's place.
+  for (const [name, messages] of Object.entries(error.errors)) {
+    errors[name === 'password' ? 'password_confirmation' : name] = messages;
+  }
+  return errors;
+}
+
+/** "2 errors: Create an account" — a screen reader hears at once that the submit failed, and how. */
+export function formTitle(t: Translate, title: string, state: FormState): string {
+  const count = Object.keys(state.errors ?? {}).length;
+  return count === 0 ? title : `${t('pages.form_errors', { count })}: ${title}`;
 }
 
 export function csrfField(token: string): Html {
@@ -17,29 +69,63 @@ export interface InputOptions {
   type?: 'text' | 'email' | 'password' | 'search';
   autocomplete?: string;
   required?: boolean;
+  /** Focus this field when the form shows without errors (with errors, the first invalid one gets it). */
   autofocus?: boolean;
   /** Passwords are never echoed back, whatever `old` holds. */
   keepOld?: boolean;
   hint?: string;
+  /** Markup under the hint, described with it (e.g. the password rules list). */
+  details?: Html;
 }
 
-/** A labelled input with its error message linked through aria-describedby. */
-export function input(state: FormState, options: InputOptions): Html {
+/** A labelled input with its hint and error message linked through aria-describedby. */
+export function input(t: Translate, state: FormState, options: InputOptions): Html {
   const { name, type = 'text' } = options;
   const error = state.errors?.[name]?.[0];
   const old = options.keepOld !== false && type !== 'password' ? state.old?.[name] : undefined;
   const id = `field-${name}`;
-  const described = [error ? `${id}-error` : '', options.hint ? `${id}-hint` : ''].filter(Boolean).join(' ');
+  const cleared = type === 'password' && state.cleared?.includes(name) === true;
+  const firstInvalid = state.errors ? Object.keys(state.errors)[0] === name : false;
+  const focus = state.errors && Object.keys(state.errors).length > 0 ? firstInvalid : options.autofocus;
+  const described = [
+    error ? `${id}-error` : '',
+    cleared ? `${id}-cleared` : '',
+    options.hint || options.details ? `${id}-hint` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const control = html`<input id="${id}" name="${name}" type="${type}"${typeof old === 'string' ? html` value="${old}"` : ''}${
+    options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''
+  }${options.required ? html` required` : ''}${focus ? html` autofocus` : ''}${
+    error ? html` aria-invalid="true"` : ''
+  }${described ? html` aria-describedby="${described}"` : ''}>`;
   return html`<div class="field${error ? ' has-error' : ''}">
   <label for="${id}">${options.label}</label>
-  <input id="${id}" name="${name}" type="${type}"${typeof old === 'string' ? html` value="${old}"` : ''}${
-    options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''
-  }${options.required ? html` required` : ''}${options.autofocus ? html` autofocus` : ''}${
-    error ? html` aria-invalid="true"` : ''
-  }${described ? html` aria-describedby="${described}"` : ''}>
-  ${options.hint ? html`<p class="hint" id="${id}-hint">${options.hint}</p>` : ''}
-  ${error ? html`<p class="error" id="${id}-error" role="alert">${error}</p>` : ''}
+  ${type === 'password' ? passwordControl(t, id, control) : control}
+  ${options.hint || options.details ? html`<div class="hint" id="${id}-hint">${options.hint ? html`<p>${options.hint}</p>` : ''}${options.details ?? ''}</div>` : ''}
+  ${cleared ? html`<p class="hint cleared" id="${id}-cleared">${t('pages.password_cleared')}</p>` : ''}
+  ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
 </div>`;
+}
+
+/**
+ * A password input with a show/hide toggle. The button is `hidden` in the markup and revealed by
+ * /assets/app.js, so without JavaScript there is no button that does nothing; it is a real button
+ * (keyboard, screen readers) whose pressed state says whether the password is shown. It shows one word
+ * ("Show") and is named "Show password" by a hidden span, not aria-label, so it is no label of the field
+ * (a lookup by the label "Password" finds the input only).
+ */
+function passwordControl(t: Translate, id: string, control: Html): Html {
+  return html`<div class="password-control">${control}<button type="button" class="reveal" data-reveal="${id}" aria-controls="${id}" aria-pressed="false" hidden><span aria-hidden="true">${t('pages.show')}</span><span class="visually-hidden">${t('pages.show_password')}</span></button></div>`;
+}
+
+/** The rules of a new password, shown before the user types (linked to the field as its hint). */
+export function passwordRules(t: Translate, min: number, max: number): Html {
+  return html`<ul class="rules">
+  <li>${t('pages.password_rule_length', { min, max })}</li>
+  <li>${t('pages.password_rule_common')}</li>
+  <li>${t('pages.password_rule_passphrase')}</li>
+</ul>`;
 }
 
 export function checkbox(state: FormState, name: string, label: string): Html {

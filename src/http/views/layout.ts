@@ -20,18 +20,24 @@ export interface LayoutOptions {
   account?: Account | null;
 }
 
-/** The page frame shared by web and admin pages: app name, language switcher, one stylesheet. */
+/**
+ * The page frame shared by web and admin pages: app name, language switcher, one stylesheet, one
+ * small script (progressive enhancement only: every page works without it) and the favicon.
+ */
 export function layout(request: FastifyRequest, options: LayoutOptions): Html {
   const { t } = request;
   const { appName } = request.server.services.config;
-  const path = request.url.split('?')[0] ?? '/';
+  const [rawPath = '/', query = ''] = splitUrl(request.url);
+  const path = sitePath(rawPath);
   return html`<!doctype html>
 <html lang="${request.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · ${appName}</title>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
+<script src="/assets/app.js" defer></script>
 </head>
 <body class="${options.variant ?? 'web'}">
 <a class="skip-link" href="#main">${t('pages.skip_to_content')}</a>
@@ -40,7 +46,7 @@ export function layout(request: FastifyRequest, options: LayoutOptions): Html {
     <a class="brand" href="/">${BRAND_MARK}<span>${appName}</span></a>
     ${accountNav(request, options.account, path)}
     <nav class="langs" aria-label="${t('pages.language')}">
-      ${languageLinks(request, path)}
+      ${languageLinks(request, path, query)}
     </nav>
   </div>
 </header>
@@ -50,11 +56,32 @@ export function layout(request: FastifyRequest, options: LayoutOptions): Html {
 </html>`;
 }
 
-function languageLinks(request: FastifyRequest, path: string): Html {
+/**
+ * One link per language to this very page, its query kept (a prefilled e-mail, a search) and only
+ * `lang` replaced.
+ */
+function languageLinks(request: FastifyRequest, path: string, query: string): Html {
+  const params = new URLSearchParams(query);
+  params.delete('lang');
+  const kept = params.toString();
+  const prefix = `${path}?${kept === '' ? '' : `${kept}&`}lang=`;
   return html`${request.server.services.i18n.locales.map(
     (l) =>
-      html`<a href="${path}?lang=${l}" hreflang="${l}" lang="${l}"${l === request.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
+      html`<a href="${prefix}${l}" hreflang="${l}" lang="${l}"${l === request.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
   )}`;
+}
+
+function splitUrl(url: string): [string, string] {
+  const at = url.indexOf('?');
+  return at === -1 ? [url, ''] : [url.slice(0, at), url.slice(at + 1)];
+}
+
+/**
+ * The request path as a link target that stays on this site: "//host/x" or "/\\host" would be read by
+ * the browser as another host, so leading slashes and backslashes collapse to one slash.
+ */
+function sitePath(path: string): string {
+  return /^[/\\]{2}/.test(path) ? `/${path.replace(/^[/\\]+/, '')}` : path;
 }
 
 function navLink(href: string, label: string, path: string): Html {

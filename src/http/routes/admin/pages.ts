@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { browseAuditLog, isAuditGroup } from '../../../admin/audit-log.ts';
 import { pageNumber } from '../../../admin/paging.ts';
+import { USER_FILTERS, type UserFilter } from '../../../admin/panel.repository.ts';
 import { searchUsers } from '../../../admin/user-directory.ts';
 import type { User } from '../../../users/user.ts';
 import { NotFoundError } from '../../errors.ts';
@@ -29,8 +30,10 @@ export async function adminPageRoutes(app: FastifyInstance) {
   });
 
   app.get('/admin/users', { preHandler }, async (request, reply) => {
+    const filterInput = queryString(request, 'filter');
     const query = {
       search: queryString(request, 'q'),
+      filter: (USER_FILTERS as readonly string[]).includes(filterInput) ? (filterInput as UserFilter) : 'all',
       newestFirst: queryString(request, 'sort') !== 'oldest',
       page: pageNumber(queryString(request, 'page')),
     };
@@ -49,6 +52,7 @@ export async function adminPageRoutes(app: FastifyInstance) {
         detail,
         panelAllowed: panelCheck.accepts(detail.user),
         isSelf: request.identity!.user.id === id,
+        isOwner: (await services.admin.ownerId()) === id,
         csrf: request.sessionOf('admin').csrfToken(),
         flash: takeFlash(request),
       }),

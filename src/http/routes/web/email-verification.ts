@@ -3,10 +3,11 @@ import { ForbiddenError, TooManyRequestsError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
-import { verifyEmailPage } from '../../views/pages/verify-email.ts';
+import { verificationLinkPage, verifyEmailPage } from '../../views/pages/verify-email.ts';
 
 /** Laravel's `throttle:6,1` on the resend button: a mailbox cannot be flooded from one account. */
 const RESEND_LIMIT = { max: 6, windowSeconds: 60 };
+const resendKey = (userId: number) => `verification:${userId}`;
 
 /**
  * GET /email/verify (notice), POST /email/verification-notification (resend), and the link itself,
@@ -29,15 +30,38 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
     if (user.emailVerifiedAt !== null) return alreadyVerified(request, reply);
     if (expectsJson(request)) return reply.send({ message: t('verification.notice') });
     const session = request.sessionOf('web');
-    return sendPage(reply, verifyEmailPage(request, user, session.csrfToken(), session.flashed('status')));
+    // Peeks without spending an attempt: the page says when the button works again.
+    const waitSeconds = await services.limiter.blocked(resendKey(user.id), RESEND_LIMIT);
+    return sendPage(
+      reply,
+      verifyEmailPage(request, {
+        user,
+        csrfToken: session.csrfToken(),
+        status: session.flashed('status'),
+        limit: RESEND_LIMIT.max,
+        waitSeconds,
+      }),
+    );
   });
 
   app.post('/email/verification-notification', { preHandler: web }, async (request, reply) => {
     const user = request.identity!.user;
     const t = request.t;
     if (user.emailVerifiedAt !== null) return alreadyVerified(request, reply);
-    const attempt = await services.limiter.attempt(`verification:${user.id}`, RESEND_LIMIT);
-    if (!attempt.allowed) throw new TooManyRequestsError(attempt.retryAfterSeconds);
+    const attempt = await services.limiter.attempt(resendKey(user.id), RESEND_LIMIT);
+    if (!attempt.allowed) {
+      if (expectsJson(request)) throw new TooManyRequestsError(attempt.retryAfterSeconds);
+      // A person gets the notice again, saying when to try, instead of a bare "Too Many Attempts".
+      reply.header('retry-after', String(attempt.retryAfterSeconds));
+      const page = verifyEmailPage(request, {
+        user,
+        csrfToken: request.sessionOf('web').csrfToken(),
+        status: undefined,
+        limit: RESEND_LIMIT.max,
+        waitSeconds: attempt.retryAfterSeconds,
+      });
+      return sendPage(reply, page, 429);
+    }
     await verification.resend(user, request.locale, services.clock.now());
     if (expectsJson(request)) return reply.send({ message: t('verification.sent') });
     request.sessionOf('web').flash('status', t('verification.sent'));
@@ -54,10 +78,22 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
         { ...request.params, expires: request.query['expires'], signature: request.query['signature'] },
         services.clock.now(),
       );
-      // Laravel's two refusals: a bad or expired signature, or a valid link of someone else.
-      if (check === 'invalid' || check === 'expired')
-        throw new ForbiddenError('verification.invalid_signature');
-      if (check === 'other-user') throw new ForbiddenError();
+      // Laravel's two refusals: a bad or expired signature, or a valid link of someone else. JSON
+      // clients get Laravel's 403; a person gets what happened in plain words and the way on.
+      if (check !== 'valid') {
+        if (expectsJson(request)) {
+          throw check === 'other-user'
+            ? new ForbiddenError()
+            : new ForbiddenError('verification.invalid_signature');
+        }
+        const page = verificationLinkPage(request, {
+          user,
+          csrfToken: request.sessionOf('web').csrfToken(),
+          problem: check,
+          expireMinutes: services.config.verificationExpireMinutes,
+        });
+        return sendPage(reply, page, 403);
+      }
       await verification.markVerified(user.id, auditContext(request));
       if (expectsJson(request)) return reply.code(204).send();
       return reply.redirect('/dashboard?verified=1');

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { forgotPasswordSchema, type ResetInput, resetPasswordSchema } from '../../../auth/password-reset.ts';
-import { validate, validationError } from '../../../lib/validation.ts';
+import { isEmail, validate, validationError } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
 import { auditContext, formBody } from '../../request-context.ts';
-import type { FormState } from '../../views/forms.ts';
+import { type FormState, formState } from '../../views/forms.ts';
 import { forgotPasswordPage } from '../../views/pages/forgot-password.ts';
 import { resetPasswordPage } from '../../views/pages/reset-password.ts';
 
@@ -26,7 +26,11 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     return forgotPasswordPage(request, state, session.csrfToken(), status ?? session.flashed('status'));
   };
 
-  app.get('/forgot-password', async (request, reply) => sendPage(reply, await renderForgot(request, {})));
+  // ?email= fills the field in (the "send me a new link" button of a dead reset link carries it).
+  app.get<{ Querystring: { email?: unknown } }>('/forgot-password', async (request, reply) => {
+    const email = typeof request.query.email === 'string' ? request.query.email.slice(0, 255) : '';
+    return sendPage(reply, await renderForgot(request, email === '' ? {} : { old: { email } }));
+  });
 
   app.post('/forgot-password', async (request, reply) => {
     const validated = await validateForm(
@@ -47,6 +51,7 @@ export async function passwordResetRoutes(app: FastifyInstance) {
       started = true;
       const task: Promise<void> = passwordReset
         .request(email, request.locale, audit)
+        .then(() => undefined)
         .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'))
         .finally(() => pending.delete(task));
       pending.add(task);
@@ -61,10 +66,9 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     return reply.redirect('/forgot-password');
   });
 
-  const renderReset = async (request: FastifyRequest, state: FormState, token: string) => {
+  const renderReset = async (request: FastifyRequest, state: FormState, token: string, dead = false) => {
     const session = await request.sessionOf('web').load();
-    // input() never echoes a password field, so the old input can be passed as it came.
-    return resetPasswordPage(request, state, session.csrfToken(), token);
+    return resetPasswordPage(request, state, session.csrfToken(), token, dead);
   };
 
   app.get<{ Params: { token: string }; Querystring: { email?: unknown } }>(
@@ -72,7 +76,13 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     async (request, reply) => {
       reply.header('referrer-policy', 'no-referrer');
       const email = typeof request.query.email === 'string' ? request.query.email : '';
-      return sendPage(reply, await renderReset(request, { old: { email } }, request.params.token));
+      const { token } = request.params;
+      // A link that cannot work (expired, used, or for another address) says so before any typing.
+      // (isEmail first: it refuses control characters, which PostgreSQL would refuse as a query.)
+      const dead =
+        email !== '' &&
+        (!isEmail(email) || !(await passwordReset.linkWorks(email, token, app.services.clock.now())));
+      return sendPage(reply, await renderReset(request, { old: { email } }, token, dead));
     },
   );
 
@@ -94,7 +104,7 @@ export async function passwordResetRoutes(app: FastifyInstance) {
       if (expectsJson(request)) throw error;
       return sendPage(
         reply,
-        await renderReset(request, { errors: error.errors, old: formBody(request) }, token),
+        await renderReset(request, formState(formBody(request), error.errors), token),
         422,
       );
     }

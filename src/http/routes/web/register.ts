@@ -5,7 +5,7 @@ import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
 import { redirectIfAuthenticated } from '../../plugins/auth.ts';
 import { auditContext, formBody } from '../../request-context.ts';
-import type { FormState } from '../../views/forms.ts';
+import { type FormState, formState } from '../../views/forms.ts';
 import { registerPage } from '../../views/pages/register.ts';
 
 /** GET/POST /register (CONTRACT §4): success logs the new user in and goes to /dashboard. */
@@ -26,7 +26,7 @@ export async function registerRoutes(app: FastifyInstance) {
       request,
       reply,
       () => validate<Omit<RegistrationInput, 'locale'>>(request.body, registrationSchema, t),
-      (state) => render(request, withoutPasswords(state)),
+      (state) => render(request, state),
     );
     if (!validated.ok) return validated.reply;
     // The verification mail is queued in the registration's transaction (services.ts).
@@ -40,23 +40,12 @@ export async function registerRoutes(app: FastifyInstance) {
         t,
       );
       if (expectsJson(request)) throw error;
-      return sendPage(
-        reply,
-        await render(request, withoutPasswords({ errors: error.errors, old: formBody(request) })),
-        422,
-      );
+      return sendPage(reply, await render(request, formState(formBody(request), error.errors)), 422);
     }
     const session = await request.sessionOf('web').load();
     await session.login(result.user.id, false);
-    session.flash('status', t('pages.registered'));
+    session.flash('status', t('pages.registered_sent', { email: result.user.email }));
     if (expectsJson(request)) return reply.code(204).send();
     return reply.redirect('/dashboard');
   });
-}
-
-/** Old input is shown again after a failed submit, but never a password. */
-function withoutPasswords(state: FormState): FormState {
-  if (!state.old) return state;
-  const { password: _p, password_confirmation: _c, ...old } = state.old;
-  return { ...state, old };
 }

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditEntry, AuditPerson } from '../../../admin/audit-log.ts';
 import { type Html, html } from '../../../lib/html.ts';
+import { cell } from '../table.ts';
 import { badge, emptyState, type Tone } from './components.ts';
 import { dateTime, relativeTime } from './format.ts';
 
@@ -26,7 +27,18 @@ function personCell(
   if (person === null) return html`<span class="muted">${fallback}</span>`;
   if (person.name === null)
     return html`<span class="muted">#${person.id} (${request.t('admin.audit.deleted_user')})</span>`;
-  return html`<a href="/admin/users/${person.id}">${person.name}</a><br><span class="muted small">${person.email}</span>`;
+  return html`<a href="/admin/users/${person.id}">${person.name}</a><br><span class="muted small wrap">${person.email}</span>`;
+}
+
+/**
+ * A stored detail value as a person reads it: known words ("all", "web", "api") translated
+ * (admin.values.<key>.<value>), anything else as stored.
+ */
+function detailValue(request: FastifyRequest, key: string, value: unknown): string {
+  const text = String(value);
+  const id = `admin.values.${key}.${text}`;
+  const label = /^[a-z_]+$/.test(text) ? request.t(id) : id;
+  return label === id || label === '' ? text : label;
 }
 
 /** A detail's translated name ("token_id" → "Token"); unknown keys show with spaces for underscores. */
@@ -35,6 +47,9 @@ function detailLabel(request: FastifyRequest, key: string): string {
   const label = request.t(id);
   return label === id || label === '' ? key.replace(/_/g, ' ') : label;
 }
+
+/** Events an administrator can cause from the command line (make:admin, admin:grant, admin:revoke). */
+const COMMAND_LINE_EVENTS = /^admin\.(created|user\.panel_(granted|revoked))$/;
 
 /**
  * The event's details as "name value" pairs (audit rows never hold secrets, so all are shown), minus
@@ -45,15 +60,18 @@ function detailsCell(request: FastifyRequest, entry: AuditEntry): Html {
     ([k, v]) => v !== null && typeof v !== 'object' && !(k === 'email' && v === entry.subject?.email),
   );
   if (pairs.length === 0) return html``;
-  return html`<span class="details">${pairs.map(([k, v]) => html`<span><b>${detailLabel(request, k)}</b> ${String(v)}</span>`)}</span>`;
+  return html`<span class="details">${pairs.map(([k, v]) => html`<span><b>${detailLabel(request, k)}</b> ${detailValue(request, k, v)}</span>`)}</span>`;
 }
 
-/** Who acted: "Same user" when people act on themselves, "Command line" for admin events without an actor. */
+/**
+ * Who acted: "Same user" when people act on themselves; "Command line" only for the events the CLI
+ * writes without an actor. A failed panel sign-in has no actor at all: nobody was signed in.
+ */
 function actorCell(request: FastifyRequest, entry: AuditEntry, system: string): Html {
   if (entry.actor !== null && entry.actor.id === entry.subject?.id) {
     return html`<span class="muted">${request.t('admin.audit.self')}</span>`;
   }
-  return personCell(request, entry.actor, entry.event.startsWith('admin.') ? system : '—');
+  return personCell(request, entry.actor, COMMAND_LINE_EVENTS.test(entry.event) ? system : '—');
 }
 
 export interface AuditTableOptions {
@@ -70,6 +88,14 @@ export function auditTable(
   const t = request.t;
   if (entries.length === 0) return emptyState(options.emptyText);
   const system = t('admin.audit.system');
+  const label = {
+    time: t('admin.audit.time'),
+    event: t('admin.audit.event'),
+    actor: t('admin.audit.actor'),
+    subject: t('admin.audit.subject'),
+    ip: t('admin.audit.ip'),
+    details: t('admin.audit.details'),
+  };
   return html`<div class="table-wrap"><table class="data">
   <thead><tr>
     <th scope="col">${t('admin.audit.time')}</th>
@@ -83,16 +109,19 @@ export function auditTable(
     ${entries.map((entry) => {
       const attempted = typeof entry.details['email'] === 'string' ? entry.details['email'] : '—';
       return html`<tr>
-      <td class="nowrap">${options.compact ? relativeTime(request, entry.createdAt) : dateTime(request, entry.createdAt)}</td>
-      <td class="nowrap">${badge(eventLabel(request, entry.event), eventTone(entry.event))}${
-        options.compact && typeof entry.details['channel'] === 'string'
-          ? html`<span class="muted small">${entry.details['channel']}</span>`
-          : ''
-      }</td>
-      ${options.compact ? '' : html`<td>${actorCell(request, entry, system)}</td>`}
-      <td>${personCell(request, entry.subject, attempted)}</td>
-      <td class="mono">${entry.ip ?? '—'}</td>
-      ${options.compact ? '' : html`<td>${detailsCell(request, entry)}</td>`}
+      ${cell(label.time, options.compact ? relativeTime(request, entry.createdAt) : dateTime(request, entry.createdAt), 'nowrap')}
+      ${cell(
+        label.event,
+        html`${badge(eventLabel(request, entry.event), eventTone(entry.event))}${
+          options.compact && typeof entry.details['channel'] === 'string'
+            ? html`<span class="muted small">${detailValue(request, 'channel', entry.details['channel'])}</span>`
+            : ''
+        }`,
+      )}
+      ${options.compact ? '' : cell(label.actor, actorCell(request, entry, system))}
+      ${cell(label.subject, personCell(request, entry.subject, attempted), 'wrap')}
+      ${cell(label.ip, entry.ip ?? '—', 'mono wrap')}
+      ${options.compact ? '' : cell(label.details, detailsCell(request, entry))}
     </tr>`;
     })}
   </tbody>

@@ -37,6 +37,26 @@ export function confirmAction(options: ActionOptions & { question: string }): Ht
 </details>`;
 }
 
+/**
+ * A destructive action that also asks for the admin's own password (deleting an account): the box
+ * holds a labelled password field and the final button. Without JavaScript it works the same.
+ */
+export function confirmWithPassword(
+  options: ActionOptions & { question: string; passwordLabel: string; id: string },
+): Html {
+  const field = `${options.id}-password`;
+  return html`<details class="confirm">
+  <summary class="button ${options.variant ?? 'danger-outline'}${options.small ? ' small' : ''}">${options.label}</summary>
+  <div class="confirm-box" role="group">
+    <p>${options.question}</p>
+    <form method="post" action="${options.action}">${csrfField(options.csrf)}
+      <div class="field"><label for="${field}">${options.passwordLabel}</label><input id="${field}" name="password" type="password" autocomplete="current-password" required></div>
+      <button type="submit" class="button danger small">${options.label}</button>
+    </form>
+  </div>
+</details>`;
+}
+
 /** Status message carried over a redirect (POST → redirect → GET). */
 export interface Flash {
   kind: 'ok' | 'error';

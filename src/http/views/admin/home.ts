@@ -23,7 +23,7 @@ export function adminHomePage(request: FastifyRequest, overview: Overview, flash
     lead: t('admin.home.lead', { name: request.identity?.user.name ?? '' }),
     flash,
     body: html`<section class="stats" aria-label="${t('admin.home.numbers')}">
-  ${stat(t('admin.home.users'), n(overview.users), t('admin.home.users_note', { disabled: n(overview.disabledUsers), admins: n(overview.panelUsers) }), '/admin/users')}
+  ${stat(t('admin.home.users'), n(overview.users), `${t('admin.home.users_disabled', { count: overview.disabledUsers })} · ${t('admin.home.users_admins', { count: overview.panelUsers })}`, '/admin/users')}
   ${stat(t('admin.home.verified'), n(overview.verifiedUsers), t('admin.home.verified_note', { percent: verifiedShare }))}
   ${stat(t('admin.home.sessions'), n(overview.activeSessions), t('admin.home.sessions_note'))}
   ${stat(t('admin.home.tokens'), n(overview.liveTokens), t('admin.home.tokens_note'))}

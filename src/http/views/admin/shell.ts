@@ -7,7 +7,9 @@ import { type Flash, flashMessage } from './components.ts';
 export type AdminSection = 'overview' | 'users' | 'audit';
 
 export interface AdminPageOptions {
+  /** The document title (may start with an error count); the heading unless `heading` is given. */
   title: string;
+  heading?: string;
   section: AdminSection;
   /** One line under the title. */
   lead?: Html | string;
@@ -44,7 +46,7 @@ export function adminPage(request: FastifyRequest, options: AdminPageOptions): H
 </div>
 <div class="page-head">
   <div>
-    <h1>${options.title}</h1>
+    <h1>${options.heading ?? options.title}</h1>
     ${options.lead ? html`<p class="lead">${options.lead}</p>` : ''}
   </div>
   ${options.actions ? html`<div class="page-actions">${options.actions}</div>` : ''}

@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { UserDetail } from '../../../admin/user-directory.ts';
 import { type Html, html } from '../../../lib/html.ts';
+import { cell } from '../table.ts';
 import { auditTable } from './audit-entries.ts';
-import { actionButton, confirmAction, type Flash, listPanel } from './components.ts';
+import { actionButton, confirmAction, confirmWithPassword, type Flash, listPanel } from './components.ts';
 import { dateOnly, dateTime, deviceName, relativeTime } from './format.ts';
 import { adminPage } from './shell.ts';
 import { userBadges } from './users-list.ts';
@@ -12,6 +13,8 @@ export interface UserPageContext {
   /** What canAccessPanel() says about this user right now. */
   panelAllowed: boolean;
   isSelf: boolean;
+  /** The installation's owner (the first make:admin): never deleted from the panel. */
+  isOwner: boolean;
   csrf: string;
   flash: Flash | null;
 }
@@ -30,12 +33,12 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
       ? settingRow(
           t('admin.user.email_verification'),
           t('admin.user.unverified_help'),
-          actionButton({
+          html`<div class="control-group">${actionButton({
             action: `${base}/verify`,
             label: t('admin.user.mark_verified'),
             csrf,
             variant: 'primary',
-          }),
+          })}${actionButton({ action: `${base}/verification-link`, label: t('admin.user.send_verification'), csrf })}</div>`,
         )
       : settingRow(
           t('admin.user.email_verification'),
@@ -53,11 +56,12 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
             : confirmAction({
                 action: `${base}/disable`,
                 label: t('admin.user.disable'),
-                question: t('admin.user.disable_confirm', {
-                  name: user.name,
-                  tokens: ctx.detail.tokens.length,
-                  sessions: ctx.detail.sessions.length,
-                }),
+                question: [
+                  t('admin.user.disable_confirm', { name: user.name }),
+                  t('admin.user.disable_confirm_sessions', { count: ctx.detail.sessions.length }),
+                  t('admin.user.disable_confirm_tokens', { count: ctx.detail.tokens.length }),
+                  t('admin.user.disable_confirm_after'),
+                ].join(' '),
                 csrf,
               }),
         )
@@ -85,9 +89,32 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
           })
         : actionButton({ action: `${base}/panel-access/grant`, label: t('admin.user.grant_panel'), csrf }),
   );
+  const password = settingRow(
+    t('admin.user.password'),
+    t('admin.user.password_help'),
+    user.disabledAt === null
+      ? actionButton({ action: `${base}/password-reset-link`, label: t('admin.user.send_reset'), csrf })
+      : html`<span class="muted small">${t('admin.user.disabled')}</span>`,
+  );
+  const removal = settingRow(
+    t('admin.user.delete'),
+    ctx.isOwner ? t('admin.user.owner_help') : t('admin.user.delete_help'),
+    ctx.isSelf
+      ? self
+      : ctx.isOwner
+        ? html`<span class="muted small">${t('admin.user.owner')}</span>`
+        : confirmWithPassword({
+            id: 'delete-user',
+            action: `${base}/delete`,
+            label: t('admin.user.delete_button'),
+            question: t('admin.user.delete_confirm', { name: user.name }),
+            passwordLabel: t('admin.user.your_password'),
+            csrf,
+          }),
+  );
   return html`<section class="panel">
   <header class="panel-head"><h2>${t('admin.user.account')}</h2></header>
-  <div class="settings">${verification}${status}${panel}</div>
+  <div class="settings">${verification}${password}${status}${panel}${removal}</div>
 </section>`;
 }
 
@@ -98,7 +125,7 @@ function factsSection(request: FastifyRequest, ctx: UserPageContext): Html {
   <header class="panel-head"><h2>${t('admin.user.details')}</h2></header>
   <dl class="facts">
     <div><dt>${t('admin.user.id')}</dt><dd class="mono">${user.id}</dd></div>
-    <div><dt>${t('pages.email')}</dt><dd>${user.email}</dd></div>
+    <div><dt>${t('pages.email')}</dt><dd class="wrap">${user.email}</dd></div>
     <div><dt>${t('admin.user.language')}</dt><dd>${user.locale.toUpperCase()}</dd></div>
     <div><dt>${t('admin.user.created')}</dt><dd>${dateTime(request, user.createdAt)}</dd></div>
     <div><dt>${t('admin.user.updated')}</dt><dd>${dateTime(request, user.updatedAt)}</dd></div>
@@ -110,6 +137,13 @@ function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
   const t = request.t;
   const { user, tokens } = ctx.detail;
   const base = `/admin/users/${user.id}/tokens`;
+  const label = {
+    name: t('admin.tokens.name'),
+    abilities: t('admin.tokens.abilities'),
+    lastUsed: t('admin.tokens.last_used'),
+    expires: t('admin.tokens.expires'),
+    created: t('admin.tokens.created'),
+  };
   return listPanel({
     id: 'tokens',
     title: t('admin.tokens.title'),
@@ -120,22 +154,16 @@ function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
       csrf: ctx.csrf,
       small: true,
     }),
-    headers: [
-      t('admin.tokens.name'),
-      t('admin.tokens.abilities'),
-      t('admin.tokens.last_used'),
-      t('admin.tokens.expires'),
-      t('admin.tokens.created'),
-    ],
+    headers: Object.values(label),
     actionsLabel: t('admin.users.actions'),
     rows: tokens.map(
       (token) => html`<tr>
-      <td class="strong nowrap">${token.name}</td>
-      <td>${token.abilities.map((a) => html`<code class="chip">${a}</code>`)}</td>
-      <td class="nowrap">${relativeTime(request, token.lastUsedAt)}</td>
-      <td class="nowrap">${token.expiresAt === null ? html`<span class="muted">${t('admin.tokens.never_expires')}</span>` : dateOnly(request, token.expiresAt)}</td>
-      <td class="nowrap">${dateOnly(request, token.createdAt)}</td>
-      <td class="right">${actionButton({ action: `${base}/${token.id}/revoke`, label: t('admin.tokens.revoke'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
+      ${cell(label.name, token.name, 'strong wrap long-name')}
+      ${cell(label.abilities, html`${token.abilities.map((a) => html`<code class="chip">${a}</code>`)}`)}
+      ${cell(label.lastUsed, relativeTime(request, token.lastUsedAt), 'nowrap')}
+      ${cell(label.expires, token.expiresAt === null ? html`<span class="muted">${t('admin.tokens.never_expires')}</span>` : dateOnly(request, token.expiresAt), 'nowrap')}
+      ${cell(label.created, dateOnly(request, token.createdAt), 'nowrap')}
+      <td class="right row-action">${actionButton({ action: `${base}/${token.id}/revoke`, label: t('admin.tokens.revoke'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
     </tr>`,
     ),
     empty: t('admin.tokens.none'),
@@ -146,6 +174,12 @@ function sessionsSection(request: FastifyRequest, ctx: UserPageContext): Html {
   const t = request.t;
   const { user, sessions } = ctx.detail;
   const base = `/admin/users/${user.id}/sessions`;
+  const label = {
+    device: t('admin.sessions.device'),
+    ip: t('admin.audit.ip'),
+    lastActivity: t('admin.sessions.last_activity'),
+    started: t('admin.sessions.started'),
+  };
   return listPanel({
     id: 'sessions',
     title: t('admin.sessions.title'),
@@ -156,20 +190,15 @@ function sessionsSection(request: FastifyRequest, ctx: UserPageContext): Html {
       csrf: ctx.csrf,
       small: true,
     }),
-    headers: [
-      t('admin.sessions.device'),
-      t('admin.audit.ip'),
-      t('admin.sessions.last_activity'),
-      t('admin.sessions.started'),
-    ],
+    headers: Object.values(label),
     actionsLabel: t('admin.users.actions'),
     rows: sessions.map(
       (session) => html`<tr>
-      <td><span class="strong" title="${session.userAgent ?? ''}">${deviceName(session.userAgent) ?? t('admin.sessions.unknown_device')}</span></td>
-      <td class="mono">${session.ip ?? '—'}</td>
-      <td class="nowrap">${relativeTime(request, session.lastActivity)}</td>
-      <td class="nowrap">${dateTime(request, session.createdAt)}</td>
-      <td class="right">${actionButton({ action: `${base}/${session.key}/end`, label: t('admin.sessions.end'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
+      ${cell(label.device, html`<span class="strong" title="${session.userAgent ?? ''}">${deviceName(session.userAgent) ?? t('admin.sessions.unknown_device')}</span>`)}
+      ${cell(label.ip, session.ip ?? '—', 'mono wrap')}
+      ${cell(label.lastActivity, relativeTime(request, session.lastActivity), 'nowrap')}
+      ${cell(label.started, dateTime(request, session.createdAt), 'nowrap')}
+      <td class="right row-action">${actionButton({ action: `${base}/${session.key}/end`, label: t('admin.sessions.end'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
     </tr>`,
     ),
     empty: t('admin.sessions.none'),

@@ -17,7 +17,7 @@ export function dashboardPage(request: FastifyRequest, user: User, csrfToken: st
     <h1>${t('pages.dashboard')}</h1>
     <p class="lead">${t('pages.welcome', { name: user.name })}</p>
   </header>
-  ${verified ? '' : html`<div class="notice" role="note"><p>${t('pages.unverified_notice')}</p><a class="button small" href="/email/verify">${t('pages.verify_email')}</a></div>`}
+  ${verified ? '' : html`<div class="notice" role="note"><p>${t('pages.unverified_sent', { email: user.email })}</p><a class="button small" href="/email/verify">${t('pages.verify_email')}</a></div>`}
   <div class="grid">
     <section class="card">
       <h2>${t('pages.your_account')}</h2>

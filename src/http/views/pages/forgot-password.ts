@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
-import { csrfField, type FormState, input, statusMessage } from '../forms.ts';
+import { csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
 
 export function forgotPasswordPage(
@@ -11,7 +11,7 @@ export function forgotPasswordPage(
 ): Html {
   const t = request.t;
   return layout(request, {
-    title: t('passwords.forgot_title'),
+    title: formTitle(t, t('passwords.forgot_title'), state),
     account: null,
     body: html`<section class="card narrow auth-card">
   <h1>${t('passwords.forgot_title')}</h1>
@@ -19,7 +19,7 @@ export function forgotPasswordPage(
   ${statusMessage(status)}
   <form method="post" action="/forgot-password" novalidate>
     ${csrfField(csrfToken)}
-    ${input(state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'email', required: true, autofocus: true })}
+    ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'email', required: true, autofocus: true })}
     <div class="actions">
       <button type="submit" class="button block">${t('passwords.send_link')}</button>
     </div>

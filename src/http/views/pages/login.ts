@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
-import { checkbox, csrfField, type FormState, input, statusMessage } from '../forms.ts';
+import { checkbox, csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
 import { type Account, layout } from '../layout.ts';
 
 export interface LoginPageOptions {
@@ -24,7 +24,7 @@ export async function loginPage(
   const t = request.t;
   const session = await request.sessionOf(options.guard).load();
   return layout(request, {
-    title: options.title,
+    title: formTitle(t, options.title, state),
     variant: options.variant,
     account: options.account,
     body: html`<section class="card narrow auth-card">
@@ -33,8 +33,8 @@ export async function loginPage(
   ${statusMessage(session.flashed('status'))}
   <form method="post" action="${options.action}" novalidate>
     ${csrfField(session.csrfToken())}
-    ${input(state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'username', required: true, autofocus: true })}
-    ${input(state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true })}
+    ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'username', required: true, autofocus: true })}
+    ${input(t, state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true })}
     ${checkbox(state, 'remember', t('pages.remember_me'))}
     <div class="actions">
       <button type="submit" class="button block">${t('pages.log_in')}</button>

@@ -5,6 +5,7 @@ import type { User } from '../../../users/user.ts';
 import { breakableEmail, formatDateTime } from '../format.ts';
 import { statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
+import { cell } from '../table.ts';
 
 export interface ProfileView {
   readonly user: User;
@@ -51,11 +52,18 @@ function tokenTable(
   when: (ms: number | null) => string,
 ): Html {
   const t = request.t;
-  return html`<div class="table-wrap"><table>
-  <thead><tr><th scope="col">${t('pages.token_name')}</th><th scope="col">${t('pages.token_abilities')}</th><th scope="col">${t('pages.token_last_used')}</th><th scope="col">${t('pages.token_expires')}</th><th scope="col">${t('pages.token_created')}</th></tr></thead>
+  const label = {
+    name: t('pages.token_name'),
+    abilities: t('pages.token_abilities'),
+    lastUsed: t('pages.token_last_used'),
+    expires: t('pages.token_expires'),
+    created: t('pages.token_created'),
+  };
+  return html`<div class="table-wrap"><table class="data">
+  <thead><tr>${Object.values(label).map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
   <tbody>${tokens.map(
     (token) =>
-      html`<tr><td>${token.name}</td><td>${token.abilities.map((a) => html`<code>${a}</code> `)}</td><td>${when(token.lastUsedAt)}</td><td>${when(token.expiresAt)}</td><td>${when(token.createdAt)}</td></tr>`,
+      html`<tr>${cell(label.name, token.name, 'wrap')}${cell(label.abilities, html`${token.abilities.map((a) => html`<code>${a}</code> `)}`)}${cell(label.lastUsed, when(token.lastUsedAt))}${cell(label.expires, when(token.expiresAt))}${cell(label.created, when(token.createdAt))}</tr>`,
   )}</tbody>
 </table></div>`;
 }

@@ -1,30 +1,30 @@
 import type { FastifyRequest } from 'fastify';
-import { PASSWORD_MIN_LENGTH } from '../../../auth/password-policy.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../auth/password-policy.ts';
 import { type Html, html } from '../../../lib/html.ts';
-import { csrfField, type FormState, input } from '../forms.ts';
+import { csrfField, type FormState, formTitle, input, passwordRules } from '../forms.ts';
 import { layout } from '../layout.ts';
 
 export function registerPage(request: FastifyRequest, state: FormState, csrfToken: string): Html {
   const t = request.t;
   return layout(request, {
-    title: t('pages.register_title'),
+    title: formTitle(t, t('pages.register_title'), state),
     account: null,
     body: html`<section class="card narrow auth-card">
   <h1>${t('pages.register_title')}</h1>
   <p class="lead">${t('pages.register_lead')}</p>
   <form method="post" action="/register" novalidate>
     ${csrfField(csrfToken)}
-    ${input(state, { name: 'name', label: t('pages.name'), autocomplete: 'name', required: true, autofocus: true })}
-    ${input(state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'email', required: true })}
-    ${input(state, {
+    ${input(t, state, { name: 'name', label: t('pages.name'), autocomplete: 'name', required: true, autofocus: true })}
+    ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'email', required: true })}
+    ${input(t, state, {
       name: 'password',
       type: 'password',
       label: t('pages.password'),
       autocomplete: 'new-password',
       required: true,
-      hint: t('pages.password_hint', { min: PASSWORD_MIN_LENGTH }),
+      details: passwordRules(t, PASSWORD_MIN_LENGTH, PASSWORD_MAX_LENGTH),
     })}
-    ${input(state, { name: 'password_confirmation', type: 'password', label: t('pages.confirm_password'), autocomplete: 'new-password', required: true })}
+    ${input(t, state, { name: 'password_confirmation', type: 'password', label: t('pages.confirm_password'), autocomplete: 'new-password', required: true })}
     <div class="actions">
       <button type="submit" class="button block">${t('pages.register')}</button>
     </div>

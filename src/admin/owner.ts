@@ -1,0 +1,18 @@
+import type { Db } from '../db/schema.ts';
+
+/**
+ * The owner of a Gatehouse installation (CONTRACT §16): the first admin `make:admin` created — the
+ * subject of the earliest `admin.created` audit row. Audit rows are never deleted, and the panel
+ * refuses to delete the owner, so the answer cannot drift. This is the one place that decides; a
+ * stored owner flag would replace this function only.
+ */
+export async function ownerId(db: Db): Promise<number | null> {
+  const row = await db
+    .selectFrom('audit_log')
+    .select('subject_id')
+    .where('event', '=', 'admin.created')
+    .orderBy('id', 'asc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.subject_id ?? null;
+}

@@ -1,0 +1,156 @@
+import type { Kysely } from 'kysely';
+import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import { queueVerificationMail, type VerificationSettings } from '../auth/email-verification.ts';
+import { storeResetToken } from '../auth/password-resets.repository.ts';
+import type { PasswordHasher } from '../auth/passwords.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import type { Database } from '../db/schema.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import { field, rules } from '../lib/validation.ts';
+import type { Mailing } from '../mail/mailing.ts';
+import { invitationMessage } from '../mail/messages.ts';
+import { normaliseEmail, toUser, type User } from '../users/user.ts';
+import { findUserByEmail, findUserById, insertUser } from '../users/users.repository.ts';
+import { ownerId } from './owner.ts';
+
+/**
+ * Accounts an administrator creates, re-mails or deletes from the panel. Each writes its change and
+ * its audit row (who, what, when, from where) in one transaction; mails go through the outbox in
+ * that same transaction, so a mail exists exactly when its change does.
+ */
+
+export const inviteSchema = {
+  name: field.required(rules.line(), rules.max(255)),
+  email: field.required(rules.string(), rules.email(), rules.max(255)),
+};
+
+export interface LifecycleDeps {
+  readonly db: Kysely<Database>;
+  readonly hasher: PasswordHasher;
+  readonly mailing: Mailing;
+  /** PASSWORD_RESET_EXPIRE: the invitation's link is a reset link and lives as long. */
+  readonly resetExpireMinutes: number;
+}
+
+export type InviteResult = { status: 'invited'; user: User } | { status: 'email_taken' };
+
+/**
+ * Creates an account and mails it a link to choose its first password. The administrator never types
+ * or sees a password: the stored hash is of 32 random bytes nobody keeps, so the account cannot be
+ * signed in to until the link is used (the link also verifies the address). The unique index decides
+ * between two admins inviting one address at once.
+ */
+export async function inviteUser(
+  deps: LifecycleDeps,
+  input: { name: string; email: string; locale: string },
+  audit: AuditContext,
+): Promise<InviteResult> {
+  const email = normaliseEmail(input.email);
+  if ((await findUserByEmail(deps.db, email)) !== undefined) return { status: 'email_taken' };
+  const password = await deps.hasher.hash(randomToken(32));
+  const token = randomToken(32);
+  try {
+    const user = await deps.db.transaction().execute(async (trx) => {
+      const row = await insertUser(trx, {
+        name: input.name.trim(),
+        email,
+        password,
+        email_verified_at: null,
+        locale: input.locale,
+        can_access_panel: 0,
+        disabled_at: null,
+        created_at: audit.now,
+        updated_at: audit.now,
+      });
+      await storeResetToken(trx, row.id, sha256Hex(token), audit.now, 0);
+      await deps.mailing.queue.enqueue(
+        trx,
+        invitationMessage(
+          deps.mailing.context,
+          { email, locale: input.locale },
+          token,
+          deps.resetExpireMinutes,
+        ),
+      );
+      await recordAudit(trx, 'admin.user.invited', audit, row.id);
+      return toUser(row);
+    });
+    deps.mailing.queue.wake();
+    return { status: 'invited', user };
+  } catch (error) {
+    if (isUniqueViolation(error)) return { status: 'email_taken' };
+    throw error;
+  }
+}
+
+/** A new verification link for a user who has not verified yet (in the user's own language). */
+export async function sendVerificationLink(
+  db: Kysely<Database>,
+  mailing: Mailing,
+  settings: VerificationSettings,
+  userId: number,
+  audit: AuditContext,
+): Promise<'sent' | 'already_verified' | 'not_found'> {
+  const result = await db.transaction().execute(async (trx) => {
+    const row = await findUserById(trx, userId);
+    if (row === undefined) return 'not_found' as const;
+    if (row.email_verified_at !== null) return 'already_verified' as const;
+    await queueVerificationMail(trx, mailing, settings, toUser(row), audit.now);
+    await recordAudit(trx, 'admin.user.verification_sent', audit, userId);
+    return 'sent' as const;
+  });
+  if (result === 'sent') mailing.queue.wake();
+  return result;
+}
+
+export type DeleteResult = 'deleted' | 'self' | 'owner' | 'not_found';
+
+/**
+ * Deletes an account and everything that belongs to it (sessions, remember-me and API tokens, reset
+ * tokens and posts go with the row: their foreign keys cascade; undelivered mail to it is dropped). Audit rows stay, with the user's id,
+ * but every e-mail address in their details is removed. Nobody deletes themselves here, and nobody
+ * deletes the owner (CONTRACT §16).
+ */
+export async function deleteUser(
+  db: Kysely<Database>,
+  userId: number,
+  audit: AuditContext,
+): Promise<DeleteResult> {
+  if (audit.actorId === userId) return 'self';
+  return db.transaction().execute(async (trx) => {
+    const row = await findUserById(trx, userId);
+    if (row === undefined) return 'not_found';
+    if ((await ownerId(trx)) === userId) return 'owner';
+    await forgetAddressInAudit(trx, userId, row.email);
+    // Mail not yet delivered (an invitation, a reset link) must not reach an account that is gone.
+    await trx
+      .deleteFrom('mail_outbox')
+      .where('recipient', '=', row.email)
+      .where('sent_at', 'is', null)
+      .where('failed_at', 'is', null)
+      .execute();
+    await trx.deleteFrom('users').where('id', '=', userId).execute();
+    await recordAudit(trx, 'admin.user.deleted', audit, userId);
+    return 'deleted';
+  });
+}
+
+/** Audit rows about the user keep their id but lose the address (login failures record the e-mail). */
+async function forgetAddressInAudit(db: Kysely<Database>, userId: number, email: string): Promise<void> {
+  const rows = await db
+    .selectFrom('audit_log')
+    .select(['id', 'details'])
+    .where((eb) => eb.or([eb('subject_id', '=', userId), eb('actor_id', '=', userId)]))
+    .where('details', 'is not', null)
+    .execute();
+  for (const row of rows) {
+    const details = JSON.parse(row.details!) as Record<string, unknown>;
+    if (!('email' in details) && !Object.values(details).includes(email)) continue;
+    const kept = Object.fromEntries(Object.entries(details).filter(([k, v]) => k !== 'email' && v !== email));
+    await db
+      .updateTable('audit_log')
+      .set({ details: JSON.stringify(kept) })
+      .where('id', '=', row.id)
+      .execute();
+  }
+}

@@ -1,0 +1,34 @@
+// Gatehouse pages: progressive enhancement only. Every page and form works without this file; it is
+// served from our own origin because the Content-Security-Policy allows no inline script.
+
+// Show/hide password: the buttons are in the markup but `hidden` until this script can make them work.
+for (const button of document.querySelectorAll('button[data-reveal]')) {
+  const field = document.getElementById(button.getAttribute('data-reveal'));
+  if (!field) continue;
+  button.hidden = false;
+  button.addEventListener('click', () => {
+    const show = field.type === 'password';
+    field.type = show ? 'text' : 'password';
+    button.setAttribute('aria-pressed', String(show));
+  });
+}
+
+// A shown password is hidden again on submit, so the browser never keeps it as ordinary form text.
+document.addEventListener('submit', (event) => {
+  for (const button of event.target.querySelectorAll('button[data-reveal][aria-pressed="true"]')) {
+    const field = document.getElementById(button.getAttribute('data-reveal'));
+    if (field) field.type = 'password';
+    button.setAttribute('aria-pressed', 'false');
+  }
+});
+
+// Escape closes an open "are you sure?" box (a <details>) and puts focus back on its button.
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return;
+  const active = document.activeElement;
+  const open = active?.closest?.('details.confirm[open]') || document.querySelector('details.confirm[open]');
+  if (!open) return;
+  open.open = false;
+  open.querySelector('summary')?.focus();
+  event.preventDefault();
+});

@@ -1,0 +1,136 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { inviteSchema } from '../../../admin/user-lifecycle.ts';
+import { validate, validationError } from '../../../lib/validation.ts';
+import { findUserById } from '../../../users/users.repository.ts';
+import { NotFoundError } from '../../errors.ts';
+import { expectsJson } from '../../negotiation.ts';
+import { sendPage, validateForm } from '../../pages.ts';
+import { auditContext, formBody } from '../../request-context.ts';
+import { inviteUserPage } from '../../views/admin/user-invite.ts';
+import { type FormState, formState } from '../../views/forms.ts';
+import { finishAction, idParam } from './support.ts';
+
+/** Wrong confirmation passwords an admin may type per minute before the panel stops checking them. */
+const CONFIRM_LIMIT = { max: 5, windowSeconds: 60 };
+
+/**
+ * The panel's account lifecycle (Filament-like): invite a new user, mail a user a password reset or
+ * a verification link, delete a user (with the admin's own password). Every one is a POST behind
+ * the admin guard and the admin session's CSRF token, runs one use case (services.admin, wired in
+ * services.ts) that audits in its transaction, and ends with a translated message.
+ */
+export async function adminLifecycleRoutes(app: FastifyInstance) {
+  const { services } = app;
+  const { db } = services.database;
+  const preHandler = app.requireAuth(['admin']);
+
+  const render = (request: FastifyRequest, state: FormState) =>
+    inviteUserPage(request, state, request.sessionOf('admin').csrfToken());
+
+  app.get('/admin/users/new', { preHandler }, async (request, reply) => sendPage(reply, render(request, {})));
+
+  app.post('/admin/users', { preHandler }, async (request, reply) => {
+    const t = request.t;
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<{ name: string; email: string }>(request.body, inviteSchema, t),
+      (state) => render(request, state),
+    );
+    if (!validated.ok) return validated.reply;
+    // The invitation is written in the language the admin is using; the user can switch later.
+    const result = await services.admin.invite(
+      { ...validated.value, locale: request.locale },
+      auditContext(request),
+    );
+    if (result.status === 'email_taken') {
+      const error = validationError(
+        { email: [t('validation.unique', { attribute: t('validation.attributes.email') })] },
+        t,
+      );
+      if (expectsJson(request)) throw error;
+      return sendPage(reply, render(request, formState(formBody(request), error.errors)), 422);
+    }
+    if (expectsJson(request)) {
+      return reply
+        .code(201)
+        .send({ message: t('admin.flash.invited', { email: result.user.email }), id: result.user.id });
+    }
+    return finishAction(request, reply, `/admin/users/${result.user.id}`, {
+      kind: 'ok',
+      text: t('admin.flash.invited', { email: result.user.email }),
+    });
+  });
+
+  /** The target user (404 if none). */
+  async function target(request: FastifyRequest) {
+    const id = idParam((request.params as Record<string, unknown>)['id']);
+    const row = await findUserById(db, id);
+    if (row === undefined) throw new NotFoundError();
+    return { row, back: `/admin/users/${id}` };
+  }
+
+  app.post('/admin/users/:id/password-reset-link', { preHandler }, async (request, reply) => {
+    const { row, back } = await target(request);
+    const t = request.t;
+    if (row.disabled_at !== null) {
+      return finishAction(
+        request,
+        reply,
+        back,
+        { kind: 'error', text: t('admin.flash.reset_disabled') },
+        409,
+      );
+    }
+    // The user's own language: they read the mail, not the admin. Audited as password.reset_requested
+    // with this admin as the actor; at most one mail a minute per address, as for the public form.
+    const sent = await services.auth.passwordReset.request(row.email, row.locale, auditContext(request));
+    const flash = sent
+      ? { kind: 'ok' as const, text: t('admin.flash.reset_sent', { email: row.email }) }
+      : { kind: 'error' as const, text: t('admin.flash.reset_throttled', { email: row.email }) };
+    return finishAction(request, reply, back, flash, 429);
+  });
+
+  app.post('/admin/users/:id/verification-link', { preHandler }, async (request, reply) => {
+    const { row, back } = await target(request);
+    const t = request.t;
+    const result = await services.admin.sendVerificationLink(row.id, auditContext(request));
+    if (result === 'not_found') throw new NotFoundError();
+    const flash =
+      result === 'sent'
+        ? { kind: 'ok' as const, text: t('admin.flash.verification_sent', { email: row.email }) }
+        : { kind: 'ok' as const, text: t('admin.flash.already_verified', { email: row.email }) };
+    return finishAction(request, reply, back, flash);
+  });
+
+  app.post('/admin/users/:id/delete', { preHandler }, async (request, reply: FastifyReply) => {
+    const { row, back } = await target(request);
+    const t = request.t;
+    const admin = request.identity!.user;
+    const refuse = (text: string, status: number) =>
+      finishAction(request, reply, back, { kind: 'error', text }, status);
+    // Destroying an account needs the admin's own password, now: a panel left open is not enough.
+    const attempt = await services.limiter.attempt(`admin-confirm:${admin.id}`, CONFIRM_LIMIT);
+    if (!attempt.allowed) {
+      reply.header('retry-after', String(attempt.retryAfterSeconds));
+      return refuse(t('auth.throttle', { seconds: attempt.retryAfterSeconds }), 429);
+    }
+    const password = formBody(request)['password'];
+    const adminRow = await findUserById(db, admin.id);
+    const confirmed =
+      typeof password === 'string' &&
+      password.length <= 4096 &&
+      adminRow !== undefined &&
+      (await services.hasher.verify(adminRow.password, password));
+    if (!confirmed) return refuse(t('admin.flash.wrong_password'), 422);
+    const result = await services.admin.deleteUser(row.id, auditContext(request));
+    if (result === 'not_found') throw new NotFoundError();
+    if (result === 'self') return refuse(t('admin.flash.self_delete'), 403);
+    if (result === 'owner') return refuse(t('admin.flash.owner_delete'), 403);
+    await services.limiter.clear(`admin-confirm:${admin.id}`);
+    return finishAction(request, reply, '/admin/users', {
+      kind: 'ok',
+      text: t('admin.flash.deleted', { email: row.email }),
+    });
+  });
+}

@@ -1,0 +1,181 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { TestApp } from '../helpers/app.ts';
+import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
+import { checkView, eachView, withLang } from '../helpers/screenshots.ts';
+
+/**
+ * The panel's pages with awkward data (a 120-character token name, a long address, many sessions
+ * and audit rows), in Chromium, four languages at 1280 and 390 px: axe finds nothing, focus is
+ * visible, the page never scrolls sideways (tables stack or scroll inside themselves), every
+ * action button stays in view, and a screenshot of each lands in test/artifacts/.
+ */
+
+const LONG_NAME = `deploy-${'pipeline-'.repeat(14)}end`;
+const UA = 'Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefox/131.0';
+
+describe('admin panel pages: layout and accessibility in Chromium', { skip: chromiumSkip() }, () => {
+  let app: ChromiumApp | undefined;
+  let t: TestApp;
+  let base: string;
+  let page: Page;
+  let target: Awaited<ReturnType<TestApp['createUser']>>;
+
+  before(async () => {
+    app = await openChromiumApp();
+    ({ t, base, page } = app);
+    const admin = await t.createUser({ name: 'Grace Hopper', email: 'grace@example.com', panelAccess: true });
+    target = await t.createUser({
+      name: 'Bartholomew Fitzgerald-Montgomery',
+      email: 'bartholomew.fitzgerald-montgomery.the.third@subdomain.example-company.com',
+      verified: false,
+    });
+    await t.issueToken(target.email, target.password, {
+      device_name: LONG_NAME,
+      abilities: ['posts:read', 'posts:write'],
+    });
+    await t.issueToken(target.email, target.password, { device_name: 'laptop' });
+    for (let i = 0; i < 3; i++) {
+      const login = await t.app.inject({ method: 'GET', url: '/login', headers: { 'user-agent': UA } });
+      const cookie = login.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+      const csrf = /name="_token" value="([^"]+)"/.exec(login.body)![1]!;
+      await t.app.inject({
+        method: 'POST',
+        url: '/login',
+        headers: { 'user-agent': UA, cookie, 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({
+          _token: csrf,
+          email: target.email,
+          password: target.password,
+        }).toString(),
+      });
+    }
+    for (let i = 0; i < 3; i++) {
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        payload: { email: target.email, password: 'wrong-password', device_name: 'x' },
+      });
+    }
+    await page.goto(`${base}/admin/login`);
+    await page.fill('#field-email', admin.email);
+    await page.fill('#field-password', admin.password);
+    await Promise.all([
+      page.waitForURL(`${base}/admin`),
+      page.click('form[action="/admin/login"] button[type=submit]'),
+    ]);
+  });
+
+  after(() => closeChromiumApp(app));
+
+  async function check(name: string, lang: string, width: number) {
+    await expectButtonsInView(await checkView(page, name, lang, width, { maxTabs: 120 }));
+  }
+
+  /** Every button and link in the main area lies within the viewport's width (none pushed out of view). */
+  async function expectButtonsInView(label: string) {
+    const outside = await page.evaluate(() => {
+      const g = globalThis as unknown as {
+        innerWidth: number;
+        document: {
+          querySelectorAll(s: string): Iterable<{
+            textContent: string | null;
+            getBoundingClientRect(): { left: number; right: number; width: number };
+            closest(s: string): unknown;
+          }>;
+        };
+      };
+      const out: string[] = [];
+      // A table that needs sideways scrolling hides its last columns: none may, at any width.
+      for (const wrap of g.document.querySelectorAll('main .table-wrap')) {
+        const box = wrap as unknown as { scrollWidth: number; clientWidth: number };
+        if (box.scrollWidth > box.clientWidth + 1)
+          out.push(`a table scrolls sideways (${box.scrollWidth}px in ${box.clientWidth}px)`);
+      }
+      for (const el of g.document.querySelectorAll('main button, main a, main summary')) {
+        const box = el.getBoundingClientRect();
+        if (box.width === 0) continue;
+        if (box.left < 0 || box.right > g.innerWidth + 0.5)
+          out.push((el.textContent ?? '').trim().slice(0, 40));
+      }
+      return out;
+    });
+    assert.deepEqual(outside, [], `${label}: controls outside the window`);
+  }
+
+  for (const [name, path] of [
+    ['admin-overview', '/admin'],
+    ['admin-users', '/admin/users'],
+    ['admin-audit', '/admin/audit'],
+  ] as const) {
+    test(`${name}: ${path}`, async () => {
+      await eachView(page, async (lang, width) => {
+        await page.goto(withLang(`${base}${path}`, lang));
+        await check(name, lang, width);
+      });
+    });
+  }
+
+  test('admin-user: one user with a long token name, sessions and activity', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/admin/users/${target.id}`, lang));
+      await check('admin-user', lang, width);
+      if (width === 390) {
+        // Stacked rows: each cell names its column, so a phone shows "Name: …" instead of a wide table.
+        const cell = page.locator('#tokens tbody tr td').first();
+        assert.ok((await cell.getAttribute('data-label'))?.length, 'cells carry their column name');
+      }
+    });
+    // The long name is shown whole (wrapped), and the Revoke buttons are on screen at 1280 px.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(withLang(`${base}/admin/users/${target.id}`, 'en'));
+    assert.equal(await page.locator('#tokens').getByText(LONG_NAME).count(), 1);
+  });
+
+  test('admin-invite: the invite form, empty and failed', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/admin/users/new`, lang));
+      await check('admin-invite', lang, width);
+      await page.fill('#field-email', 'not an address');
+      await Promise.all([
+        page.waitForLoadState(),
+        page.click('form[action="/admin/users"] button[type=submit]'),
+      ]);
+      if (lang === 'en')
+        assert.equal(await page.title(), '2 errors: Invite a user · Administration · Gatehouse');
+      await check('admin-invite-failed', lang, width);
+    });
+  });
+
+  test('admin-users-filtered and the delete box with its password field open', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/admin/users?filter=unverified`, lang));
+      await check('admin-users-filtered', lang, width);
+      await page.goto(withLang(`${base}/admin/users/${target.id}`, lang));
+      await page.locator('details.confirm:has(input[name=password]) > summary').click();
+      await page.locator('details.confirm[open] input[name=password]').scrollIntoViewIfNeeded();
+      await check('admin-user-delete-open', lang, width);
+      await page.keyboard.press('Escape');
+    });
+  });
+
+  test('the confirm box closes with Escape and gives focus back to its button', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(withLang(`${base}/admin/users/${target.id}`, 'en'));
+    const summary = page.locator('details.confirm > summary').first();
+    await summary.focus();
+    await page.keyboard.press('Enter');
+    assert.equal(await page.locator('details.confirm[open]').count(), 1);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Escape');
+    assert.equal(await page.locator('details.confirm[open]').count(), 0);
+    assert.equal(
+      await summary.evaluate(
+        (el) =>
+          el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement,
+      ),
+      true,
+    );
+  });
+});
