@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Html } from '../lib/html.ts';
-import { ValidationError } from '../lib/validation.ts';
+import { ValidationError, validationError } from '../lib/validation.ts';
 import { expectsJson } from './negotiation.ts';
 import { formBody } from './request-context.ts';
 import { type FormState, formState, pageErrors } from './views/forms.ts';
@@ -28,4 +28,26 @@ export async function validateForm<T>(
       reply: sendPage(reply, await render(formState(formBody(request), pageErrors(error))), 422),
     };
   }
+}
+
+/**
+ * A form refused after its rules passed (an address already taken, a dead reset token): JSON clients
+ * get the error thrown (→ 422 JSON), browsers the same form again with it, status 422.
+ */
+export async function refuseForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: ValidationError,
+  render: (state: FormState) => Html | Promise<Html>,
+): Promise<FastifyReply> {
+  if (expectsJson(request)) throw error;
+  return sendPage(reply, await render(formState(formBody(request), error.errors)), 422);
+}
+
+/** Laravel's "The email has already been taken." on the email field. */
+export function emailTaken(t: FastifyRequest['t']): ValidationError {
+  return validationError(
+    { email: [t('validation.unique', { attribute: t('validation.attributes.email') })] },
+    t,
+  );
 }

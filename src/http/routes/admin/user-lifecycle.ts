@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inviteSchema } from '../../../admin/user-lifecycle.ts';
-import { validate, validationError } from '../../../lib/validation.ts';
+import { validate } from '../../../lib/validation.ts';
 import { findUserById } from '../../../users/users.repository.ts';
 import { NotFoundError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { sendPage, validateForm } from '../../pages.ts';
+import { emailTaken, refuseForm, sendPage, validateForm } from '../../pages.ts';
 import { auditContext, formBody } from '../../request-context.ts';
 import { inviteUserPage } from '../../views/admin/user-invite.ts';
-import { type FormState, formState } from '../../views/forms.ts';
+import type { FormState } from '../../views/forms.ts';
 import { finishAction, idParam } from './support.ts';
 
 /** Wrong confirmation passwords an admin may type per minute before the panel stops checking them. */
@@ -44,12 +44,7 @@ export async function adminLifecycleRoutes(app: FastifyInstance) {
       auditContext(request),
     );
     if (result.status === 'email_taken') {
-      const error = validationError(
-        { email: [t('validation.unique', { attribute: t('validation.attributes.email') })] },
-        t,
-      );
-      if (expectsJson(request)) throw error;
-      return sendPage(reply, render(request, formState(formBody(request), error.errors)), 422);
+      return refuseForm(request, reply, emailTaken(t), (state) => render(request, state));
     }
     if (expectsJson(request)) {
       return reply

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { validate, validationError } from '../../../lib/validation.ts';
+import { validate } from '../../../lib/validation.ts';
 import { type RegistrationInput, registrationSchema } from '../../../users/registration.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { sendPage, validateForm } from '../../pages.ts';
+import { emailTaken, refuseForm, sendPage, validateForm } from '../../pages.ts';
 import { redirectIfAuthenticated } from '../../plugins/auth.ts';
-import { auditContext, formBody } from '../../request-context.ts';
-import { type FormState, formState } from '../../views/forms.ts';
+import { auditContext } from '../../request-context.ts';
+import type { FormState } from '../../views/forms.ts';
 import { registerPage } from '../../views/pages/register.ts';
 
 /** GET/POST /register (CONTRACT §4): success logs the new user in and goes to /dashboard. */
@@ -35,12 +35,7 @@ export async function registerRoutes(app: FastifyInstance) {
       auditContext(request),
     );
     if (result.status === 'email_taken') {
-      const error = validationError(
-        { email: [t('validation.unique', { attribute: t('validation.attributes.email') })] },
-        t,
-      );
-      if (expectsJson(request)) throw error;
-      return sendPage(reply, await render(request, formState(formBody(request), error.errors)), 422);
+      return refuseForm(request, reply, emailTaken(t), (state) => render(request, state));
     }
     const session = await request.sessionOf('web').load();
     await session.login(result.user.id, false);
