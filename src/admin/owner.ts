@@ -1,3 +1,4 @@
+import { firstSubjectOf } from '../audit/audit.repository.ts';
 import type { Db } from '../db/schema.ts';
 
 /**
@@ -6,13 +7,6 @@ import type { Db } from '../db/schema.ts';
  * refuses to delete the owner, so the answer cannot drift. This is the one place that decides; a
  * stored owner flag would replace this function only.
  */
-export async function ownerId(db: Db): Promise<number | null> {
-  const row = await db
-    .selectFrom('audit_log')
-    .select('subject_id')
-    .where('event', '=', 'admin.created')
-    .orderBy('id', 'asc')
-    .limit(1)
-    .executeTakeFirst();
-  return row?.subject_id ?? null;
+export function ownerId(db: Db): Promise<number | null> {
+  return firstSubjectOf(db, 'admin.created');
 }

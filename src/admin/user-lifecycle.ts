@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { forgetAddress } from '../audit/audit.repository.ts';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { queueVerificationMail, type VerificationSettings } from '../auth/email-verification.ts';
 import { storeResetToken } from '../auth/password-resets.repository.ts';
@@ -9,8 +10,9 @@ import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { invitationMessage } from '../mail/messages.ts';
+import { dropUndelivered } from '../mail/outbox.repository.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
-import { findUserByEmail, findUserById, insertUser } from '../users/users.repository.ts';
+import { deleteUserRow, findUserByEmail, findUserById, insertUser } from '../users/users.repository.ts';
 import { ownerId } from './owner.ts';
 
 /**
@@ -106,10 +108,10 @@ export async function sendVerificationLink(
 export type DeleteResult = 'deleted' | 'self' | 'owner' | 'not_found';
 
 /**
- * Deletes an account and everything that belongs to it (sessions, remember-me and API tokens, reset
- * tokens and posts go with the row: their foreign keys cascade; undelivered mail to it is dropped). Audit rows stay, with the user's id,
- * but every e-mail address in their details is removed. Nobody deletes themselves here, and nobody
- * deletes the owner (CONTRACT §16).
+ * Deletes an account and everything that belongs to it: sessions, remember-me and API tokens, reset
+ * tokens and posts go with the row (their foreign keys cascade), undelivered mail to it is dropped.
+ * Audit rows stay, with the user's id, but lose every e-mail address in their details. Nobody deletes
+ * themselves here, and nobody deletes the owner (CONTRACT §16).
  */
 export async function deleteUser(
   db: Kysely<Database>,
@@ -121,36 +123,11 @@ export async function deleteUser(
     const row = await findUserById(trx, userId);
     if (row === undefined) return 'not_found';
     if ((await ownerId(trx)) === userId) return 'owner';
-    await forgetAddressInAudit(trx, userId, row.email);
+    await forgetAddress(trx, userId, row.email);
     // Mail not yet delivered (an invitation, a reset link) must not reach an account that is gone.
-    await trx
-      .deleteFrom('mail_outbox')
-      .where('recipient', '=', row.email)
-      .where('sent_at', 'is', null)
-      .where('failed_at', 'is', null)
-      .execute();
-    await trx.deleteFrom('users').where('id', '=', userId).execute();
+    await dropUndelivered(trx, row.email);
+    await deleteUserRow(trx, userId);
     await recordAudit(trx, 'admin.user.deleted', audit, userId);
     return 'deleted';
   });
-}
-
-/** Audit rows about the user keep their id but lose the address (login failures record the e-mail). */
-async function forgetAddressInAudit(db: Kysely<Database>, userId: number, email: string): Promise<void> {
-  const rows = await db
-    .selectFrom('audit_log')
-    .select(['id', 'details'])
-    .where((eb) => eb.or([eb('subject_id', '=', userId), eb('actor_id', '=', userId)]))
-    .where('details', 'is not', null)
-    .execute();
-  for (const row of rows) {
-    const details = JSON.parse(row.details!) as Record<string, unknown>;
-    if (!('email' in details) && !Object.values(details).includes(email)) continue;
-    const kept = Object.fromEntries(Object.entries(details).filter(([k, v]) => k !== 'email' && v !== email));
-    await db
-      .updateTable('audit_log')
-      .set({ details: JSON.stringify(kept) })
-      .where('id', '=', row.id)
-      .execute();
-  }
 }

@@ -108,3 +108,14 @@ export async function pruneFinishedRows(db: Db, before: number): Promise<number>
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** Drops mail to `recipient` that is still waiting (neither sent nor given up). */
+export async function dropUndelivered(db: Db, recipient: string): Promise<number> {
+  const result = await db
+    .deleteFrom('mail_outbox')
+    .where('recipient', '=', recipient)
+    .where('sent_at', 'is', null)
+    .where('failed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

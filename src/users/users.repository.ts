@@ -44,3 +44,9 @@ export async function setEmailVerified(db: Db, id: number, now: number): Promise
     .executeTakeFirst();
   return result.numUpdatedRows === 1n;
 }
+
+/** Deletes the user row; sessions, tokens, reset tokens and posts go with it (foreign keys cascade). */
+export async function deleteUserRow(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
