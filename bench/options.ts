@@ -39,7 +39,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --cpu-prof <dir>       run the service with --cpu-prof into <dir> and summarise the profile
   --only <cases>         comma list of bearer,session,login,bare (with --cpu-prof)
 
-Environment: DATABASE_URL=postgres://… benchmarks PostgreSQL (default: a temporary SQLite file);
+Environment: DATABASE_URL=postgres://… or mysql://… benchmarks PostgreSQL or MySQL/MariaDB (default:
+a temporary SQLite file);
 HASH_CONCURRENCY and REDIS_URL are passed to the service.`;
 
 export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {

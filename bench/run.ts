@@ -179,7 +179,8 @@ async function main(options: BenchOptions): Promise<void> {
     process.stdout.write(`${report(results, all)}\n`);
   } finally {
     for (const server of servers.reverse()) await server.stop();
-    if (config.database.dialect === 'postgres') await removeUser(config.database, user.id);
+    // A server database outlives the run (the SQLite file is in the scratch folder): leave it as found.
+    if (config.database.dialect !== 'sqlite') await removeUser(config.database, user.id);
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -13,7 +13,7 @@ export interface BenchUser {
 
 /**
  * Migrates the database and adds one verified user through the users repository (the domain's own
- * insert, with a real argon2id hash). The e-mail is unique per run, so a shared PostgreSQL database
+ * insert, with a real argon2id hash). The e-mail is unique per run, so a shared server database
  * can hold several runs.
  */
 export async function seedUser(database: DatabaseConfig, hasher: PasswordHasher): Promise<BenchUser> {

@@ -72,7 +72,8 @@ export interface Config {
 
 export type DatabaseConfig =
   | { readonly dialect: 'sqlite'; readonly filename: string }
-  | { readonly dialect: 'postgres'; readonly url: string };
+  | { readonly dialect: 'postgres'; readonly url: string }
+  | { readonly dialect: 'mysql'; readonly url: string };
 
 export interface MailConfig {
   readonly mailer: 'smtp' | 'log';

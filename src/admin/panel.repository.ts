@@ -61,9 +61,13 @@ export interface UserSearch {
   readonly offset: number;
 }
 
-/** `%`, `_` and `\` typed into the search box are literal characters, not wildcards. */
+/**
+ * `%` and `_` typed into the search box are literal characters, not wildcards. The escape character
+ * is `!`, not a backslash: inside an SQL string literal MySQL reads a backslash as an escape itself,
+ * standard SQL does not, so `escape '\'` cannot be written once for every dialect.
+ */
 export function escapeLike(value: string): string {
-  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+  return value.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
 export async function searchUserRows(
@@ -77,8 +81,8 @@ export async function searchUserRows(
     const id = /^#?(\d{1,9})$/.exec(term)?.[1];
     base = base.where((eb) =>
       eb.or([
-        sql<boolean>`lower(${sql.ref('name')}) like ${pattern} escape '\\'`,
-        sql<boolean>`${sql.ref('email')} like ${pattern} escape '\\'`,
+        sql<boolean>`lower(${sql.ref('name')}) like ${pattern} escape '!'`,
+        sql<boolean>`${sql.ref('email')} like ${pattern} escape '!'`,
         ...(id !== undefined ? [eb('id', '=', Number(id))] : []),
       ]),
     );

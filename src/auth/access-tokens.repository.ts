@@ -1,5 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
 import { preparedQuery } from '../db/fast-path/prepared.ts';
+import { insertReturningRow } from '../db/portable.ts';
 import type { Database, Db } from '../db/schema.ts';
 import type { AccessTokenRow, NewAccessTokenRow } from './access-tokens.table.ts';
 import type { TokenCutoffs } from './token-lifetime.ts';
@@ -15,7 +16,7 @@ export async function findTokenById(db: Db, id: number): Promise<AccessTokenRow 
 }
 
 export function insertToken(db: Db, row: NewAccessTokenRow): Promise<AccessTokenRow> {
-  return db.insertInto('personal_access_tokens').values(row).returningAll().executeTakeFirstOrThrow();
+  return insertReturningRow(db, 'personal_access_tokens', row);
 }
 
 export function listTokensOfUser(db: Db, userId: number): Promise<AccessTokenRow[]> {

@@ -1,10 +1,17 @@
+import { isUniqueViolation } from '../db/errors.ts';
+import { isMysql } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
 import type { PasswordResetTokenRow } from './password-resets.table.ts';
 
 /**
  * Stores a user's reset token, replacing an older one only when that is at least `throttleMs` old.
- * False when the older one was too young (nothing written): the upsert itself is the throttle, so of
- * any number of concurrent requests at most one gets a row back.
+ * False when the older one was too young (nothing written). The throttle lives in the statement, so
+ * of any number of concurrent requests (on any instance) at most one gets true:
+ * - SQLite and PostgreSQL: an upsert whose UPDATE applies only to an old row.
+ * - MySQL: ON DUPLICATE KEY UPDATE reports no usable per-row outcome, so a conditional UPDATE runs
+ *   first, then an INSERT that the primary key refuses when any row exists (a fresh one, or one a
+ *   concurrent request has just written). READ COMMITTED (db/mysql.ts) means no gap locks, so two
+ *   requests cannot deadlock here; a failed statement does not end MySQL's transaction.
  */
 export async function storeResetToken(
   db: Db,
@@ -13,9 +20,26 @@ export async function storeResetToken(
   now: number,
   throttleMs: number,
 ): Promise<boolean> {
+  const row = { user_id: userId, token_hash: tokenHash, created_at: now };
+  if (isMysql(db)) {
+    const replaced = await db
+      .updateTable('password_reset_tokens')
+      .set({ token_hash: tokenHash, created_at: now })
+      .where('user_id', '=', userId)
+      .where('created_at', '<=', now - throttleMs)
+      .executeTakeFirst();
+    if (replaced.numUpdatedRows === 1n) return true;
+    try {
+      await db.insertInto('password_reset_tokens').values(row).execute();
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
   const stored = await db
     .insertInto('password_reset_tokens')
-    .values({ user_id: userId, token_hash: tokenHash, created_at: now })
+    .values(row)
     .onConflict((oc) =>
       oc
         .column('user_id')

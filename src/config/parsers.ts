@@ -128,10 +128,32 @@ export function database(raw: string, cwd: string): DatabaseConfig {
     }
     return { dialect: 'postgres', url: raw };
   }
+  if (/^(mysql|mariadb):\/\//.test(raw)) return { dialect: 'mysql', url: mysqlUrl(raw) };
   throw new ConfigError(
     'DATABASE_URL',
-    `must be sqlite:PATH, sqlite::memory: or postgres://… (got "${raw}")`,
+    `must be sqlite:PATH, sqlite::memory:, postgres://… or mysql://… (got "${raw}")`,
   );
+}
+
+/**
+ * mysql://user:pass@host:port/database (mariadb:// is the same: one driver speaks to both). The
+ * database must be named: without it mysql2 connects to none, and the migrations would fail later
+ * with a far less clear message. Given back as mysql://, the scheme mysql2 reads.
+ */
+function mysqlUrl(raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL', 'is not a valid mysql:// URL');
+  }
+  if (parsed.hostname === '') {
+    throw new ConfigError('DATABASE_URL', 'must name a host: mysql://user:pass@host:port/database');
+  }
+  if (!/^\/[^/]+$/.test(parsed.pathname)) {
+    throw new ConfigError('DATABASE_URL', 'must name one database: mysql://user:pass@host:port/database');
+  }
+  return raw.replace(/^mariadb:/, 'mysql:');
 }
 
 export function redisUrl(raw: string | undefined): string | null {

@@ -6,10 +6,11 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import { type ChangeTracker, untracked } from './fast-path/changes.ts';
 import { sqliteFastPath } from './fast-path/sqlite.ts';
+import { openMysql } from './mysql.ts';
 import type { Database } from './schema.ts';
 import { openSqliteFile } from './sqlite-handles.ts';
 
-export type Dialect = 'sqlite' | 'postgres';
+export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
@@ -28,7 +29,14 @@ export interface DatabaseHandle {
 pg.types.setTypeParser(20, (value) => Number(value));
 
 export function openDatabase(config: DatabaseConfig): DatabaseHandle {
-  return config.dialect === 'sqlite' ? openSqlite(config.filename) : openPostgres(config.url);
+  switch (config.dialect) {
+    case 'sqlite':
+      return openSqlite(config.filename);
+    case 'postgres':
+      return openPostgres(config.url);
+    case 'mysql':
+      return openMysql(config.url);
+  }
 }
 
 function openSqlite(filename: string): DatabaseHandle {

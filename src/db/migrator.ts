@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type Kysely, type Migration, type MigrationResultSet, Migrator } from 'kysely';
+import { forMigrations } from './mysql-schema.ts';
 import type { Database } from './schema.ts';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -21,7 +22,7 @@ async function loadMigrations(): Promise<Record<string, Migration>> {
 export async function migrateToLatest(db: Kysely<Database>): Promise<string[]> {
   const migrator = new Migrator({
     // Migrations describe the schema as it was, so they see an untyped database.
-    db: db as unknown as Kysely<unknown>,
+    db: (await forMigrations(db)) as unknown as Kysely<unknown>,
     provider: { getMigrations: loadMigrations },
     migrationTableName: 'migrations',
     migrationLockTableName: 'migrations_lock',

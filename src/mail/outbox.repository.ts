@@ -1,11 +1,11 @@
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { Dialect } from '../db/connection.ts';
+import { insertReturningId } from '../db/portable.ts';
 import type { Database, Db } from '../db/schema.ts';
 import type { NewOutboxRow, OutboxRow } from './outbox.table.ts';
 
 export async function insertOutboxRow(db: Db, row: NewOutboxRow): Promise<number> {
-  const inserted = await db.insertInto('mail_outbox').values(row).returning('id').executeTakeFirstOrThrow();
-  return inserted.id;
+  return insertReturningId(db, 'mail_outbox', row);
 }
 
 const due = (now: number) => (eb: ExpressionBuilder<Database, 'mail_outbox'>) =>
@@ -20,8 +20,10 @@ const due = (now: number) => (eb: ExpressionBuilder<Database, 'mail_outbox'>) =>
  * Takes up to `limit` due rows for this worker by writing a lease (`locked_until`) in ONE statement,
  * so two workers (in this process or on other instances) never get the same row. PostgreSQL skips
  * rows another claim has locked instead of waiting (FOR UPDATE SKIP LOCKED); SQLite runs every write
- * alone, so the conditional UPDATE is already atomic. The lease value identifies the claim: later
- * updates only apply while it is still ours.
+ * alone, so the conditional UPDATE is already atomic. MySQL can neither update a table through a
+ * subquery on itself nor return the updated rows, so there the claim is a short transaction: lock
+ * the due rows skipping locked ones (MySQL 8, MariaDB 10.6+), write the lease, read them back. The
+ * lease value identifies the claim: later updates only apply while it is still ours.
  */
 export async function claimDueRows(
   db: Kysely<Database>,
@@ -30,18 +32,31 @@ export async function claimDueRows(
   leaseMs: number,
   limit: number,
 ): Promise<OutboxRow[]> {
-  let candidates = db
-    .selectFrom('mail_outbox')
-    .select('id')
-    .where(due(now))
-    .orderBy('available_at')
-    .orderBy('id')
-    .limit(limit);
-  if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+  const lease = (eb: ExpressionBuilder<Database, 'mail_outbox'>) => ({
+    locked_until: now + leaseMs,
+    attempts: eb('attempts', '+', 1),
+  });
+  const candidates = (from: Db) =>
+    from
+      .selectFrom('mail_outbox')
+      .select('id')
+      .where(due(now))
+      .orderBy('available_at')
+      .orderBy('id')
+      .limit(limit);
+  if (dialect === 'mysql') {
+    return db.transaction().execute(async (trx) => {
+      const ids = (await candidates(trx).forUpdate().skipLocked().execute()).map((row) => row.id);
+      if (ids.length === 0) return [];
+      await trx.updateTable('mail_outbox').set(lease).where('id', 'in', ids).execute();
+      return trx.selectFrom('mail_outbox').selectAll().where('id', 'in', ids).orderBy('id').execute();
+    });
+  }
+  const locked = dialect === 'postgres' ? candidates(db).forUpdate().skipLocked() : candidates(db);
   const rows = await db
     .updateTable('mail_outbox')
-    .set((eb) => ({ locked_until: now + leaseMs, attempts: eb('attempts', '+', 1) }))
-    .where('id', 'in', candidates)
+    .set(lease)
+    .where('id', 'in', locked)
     .where(due(now))
     .returningAll()
     .execute();

@@ -1,3 +1,4 @@
+import { insertReturningRow } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
 import type { NewPostRow, PostRow } from './posts.table.ts';
 
@@ -12,5 +13,5 @@ export function listPostsOfUser(db: Db, userId: number, limit: number): Promise<
 }
 
 export function insertPost(db: Db, row: NewPostRow): Promise<PostRow> {
-  return db.insertInto('posts').values(row).returningAll().executeTakeFirstOrThrow();
+  return insertReturningRow(db, 'posts', row);
 }

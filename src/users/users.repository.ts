@@ -1,4 +1,5 @@
 import { preparedQuery } from '../db/fast-path/prepared.ts';
+import { insertReturningRow } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
 import type { NewUserRow, UserRow, UserUpdate } from './users.table.ts';
 
@@ -18,7 +19,7 @@ export function findUserByEmail(db: Db, email: string): Promise<UserRow | undefi
 }
 
 export async function insertUser(db: Db, row: NewUserRow): Promise<UserRow> {
-  return db.insertInto('users').values(row).returningAll().executeTakeFirstOrThrow();
+  return insertReturningRow(db, 'users', row);
 }
 
 export async function updateUser(db: Db, id: number, changes: UserUpdate): Promise<boolean> {

@@ -4,6 +4,25 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { openDatabase } from '../../src/db/connection.ts';
+import {
+  createTestDatabase,
+  databaseConfig,
+  MYSQL_ADMIN_URL,
+  mysqlAvailable,
+  requireServices,
+} from '../helpers/databases.ts';
+
+async function mysqlSkip(): Promise<string | false> {
+  if (await mysqlAvailable()) return false;
+  if (requireServices)
+    throw new Error(`MariaDB/MySQL is required (REQUIRE_SERVICES=1) but not reachable at ${MYSQL_ADMIN_URL}`);
+  return `MariaDB/MySQL not reachable at ${MYSQL_ADMIN_URL}`;
+}
+
+// Decided before the first test starts: its spawnSync blocks the event loop, and a connection attempt
+// made meanwhile would time out.
+const mysqlSkipReason = await mysqlSkip();
 
 const CASES = ['bearer GET /api/user', 'session GET /dashboard', 'POST /api/tokens', 'bare'];
 
@@ -74,5 +93,40 @@ test('npm run bench writes bench/results.json in the contract shape', { timeout:
     assert.equal(typeof extra['rss_mb']!['after_all'], 'number');
   } finally {
     rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+// DATABASE_URL=mysql://… npm run bench: the same harness against MariaDB, leaving the database as found.
+test('npm run bench runs against a MySQL URL', { timeout: 120_000, skip: mysqlSkipReason }, async () => {
+  const database = await createTestDatabase('mysql');
+  const folder = mkdtempSync(join(tmpdir(), 'gatehouse-bench-smoke-'));
+  try {
+    const out = join(folder, 'results.json');
+    const run = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run.ts', '--duration', '1', '--warmup', '0', '--no-flood', '--out', out],
+      { encoding: 'utf8', env: { ...process.env, DATABASE_URL: database.url }, timeout: 110_000 },
+    );
+    assert.equal(run.status, 0, `bench failed:\n${run.stderr}`);
+    const results = JSON.parse(readFileSync(out, 'utf8')) as {
+      machine: { dialect: string };
+      cases: { name: string; rps: number }[];
+    };
+    assert.equal(results.machine.dialect, 'mysql');
+    assert.deepEqual(
+      results.cases.map((c) => c.name),
+      CASES,
+    );
+    for (const row of results.cases) assert.ok(row.rps > 0, `${row.name} answered nothing`);
+    const handle = openDatabase(databaseConfig('mysql', database.url));
+    try {
+      const users = await handle.db.selectFrom('users').select('id').execute();
+      assert.deepEqual(users, [], "the run's user (and its tokens and sessions) removed again");
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+    await database.drop();
   }
 });

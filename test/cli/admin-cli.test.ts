@@ -11,7 +11,12 @@ import type { Db } from '../../src/db/schema.ts';
 import { createTestApp, TEST_APP_KEY } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { runCliInProcess, runGatehouse } from '../helpers/cli.ts';
-import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+import {
+  availableDialects,
+  createTestDatabase,
+  databaseConfig,
+  type TestDatabase,
+} from '../helpers/databases.ts';
 import { insertUserRow } from '../helpers/users.ts';
 
 const APP_URL = 'https://panel.example.test';
@@ -74,11 +79,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
         APP_URL,
         STORAGE_PATH: join(work, 'storage'),
       };
-      const handle = openDatabase(
-        dialect === 'sqlite'
-          ? { dialect, filename: database.url.slice('sqlite:'.length) }
-          : { dialect, url: database.url },
-      );
+      const handle = openDatabase(databaseConfig(dialect, database.url));
       await migrateToLatest(handle.db);
       db = handle.db;
       close = () => handle.close();

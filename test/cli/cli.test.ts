@@ -8,7 +8,12 @@ import type { Db } from '../../src/db/schema.ts';
 import { insertTokenRow } from '../helpers/api.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
 import { runCliInProcess, runGatehouse } from '../helpers/cli.ts';
-import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+import {
+  availableDialects,
+  createTestDatabase,
+  databaseConfig,
+  type TestDatabase,
+} from '../helpers/databases.ts';
 import { insertUserRow } from '../helpers/users.ts';
 
 const MINUTE = 60_000;
@@ -47,7 +52,7 @@ describe('gatehouse (spawned)', () => {
     const storage = join(work, 'fresh-storage');
     const result = await gatehouse(
       ['migrate'],
-      { DATABASE_URL: 'mysql://localhost/app', STORAGE_PATH: storage },
+      { DATABASE_URL: 'mongodb://localhost/app', STORAGE_PATH: storage },
       work,
     );
     assert.notEqual(result.code, 0);
@@ -253,11 +258,7 @@ for (const { name, skip } of await availableDialects()) {
       const second = await inProcess(['migrate'], env, work);
       assert.equal(second.stdout, 'Nothing to migrate.\n');
 
-      const handle = openDatabase(
-        name === 'sqlite'
-          ? { dialect: 'sqlite', filename: database.url.slice('sqlite:'.length) }
-          : { dialect: 'postgres', url: database.url },
-      );
+      const handle = openDatabase(databaseConfig(name, database.url));
       try {
         const ids = await seedTokens(handle.db);
         const pruned = await inProcess(['tokens:prune'], env, work);

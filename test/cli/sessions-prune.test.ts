@@ -4,7 +4,12 @@ import { openDatabase } from '../../src/db/connection.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
-import { availableDialects, createTestDatabase, type TestDatabase } from '../helpers/databases.ts';
+import {
+  availableDialects,
+  createTestDatabase,
+  databaseConfig,
+  type TestDatabase,
+} from '../helpers/databases.ts';
 import { insertUserRow } from '../helpers/users.ts';
 
 const MINUTE = 60_000;
@@ -71,11 +76,7 @@ for (const { name, skip } of await availableDialects()) {
     test('deletes idle, too old and admin-idle sessions and expired remember tokens, nothing else', async () => {
       const env = { DATABASE_URL: database.url, APP_KEY: TEST_APP_KEY };
       assert.equal((await cli(['migrate'], env)).code, 0);
-      const handle = openDatabase(
-        name === 'sqlite'
-          ? { dialect: 'sqlite', filename: database.url.slice('sqlite:'.length) }
-          : { dialect: 'postgres', url: database.url },
-      );
+      const handle = openDatabase(databaseConfig(name, database.url));
       try {
         await seed(handle.db);
         const result = await cli(['sessions:prune'], env);

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { openDatabase } from '../../src/db/connection.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
-import { availableDialects, createTestDatabase, type DialectName } from '../helpers/databases.ts';
+import { availableDialects, createTestDatabase, databaseConfig } from '../helpers/databases.ts';
 import { eventually, HttpClient, type ServerProcess, startServer } from '../helpers/process.ts';
 import { freePort, startSmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -121,7 +121,7 @@ for (const { name, skip } of await availableDialects()) {
   describe(`kill -9 in the middle of a burst [${name}]`, { skip }, () => {
     test('acknowledged writes survive, nothing is half-written, queued mail goes out exactly once', async (t) => {
       const t0 = Date.now();
-      const database = await createTestDatabase(name as DialectName);
+      const database = await createTestDatabase(name);
       const smtpPort = await freePort();
       const tarpit = await startTarpit(smtpPort);
       const env = {
@@ -151,10 +151,7 @@ for (const { name, skip } of await availableDialects()) {
         );
 
         // Right after the crash, before anything could repair it.
-        const config =
-          name === 'sqlite'
-            ? { dialect: 'sqlite' as const, filename: database.url.slice('sqlite:'.length) }
-            : { dialect: 'postgres' as const, url: database.url };
+        const config = databaseConfig(name, database.url);
         if (config.dialect === 'sqlite') {
           const raw = openSqliteFile(config.filename);
           try {

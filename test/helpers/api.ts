@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { insertReturningId } from '../../src/db/portable.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { crc32Hex, sha256Hex } from '../../src/lib/crypto.ts';
 import { countRows } from './app.ts';
@@ -67,19 +68,15 @@ export async function insertTokenRow(
   const entropy = input.entropy.padEnd(40, 'x').slice(0, 40);
   const secret = `${entropy}${crc32Hex(entropy)}`;
   const createdAt = input.createdAt ?? Date.now();
-  const row = await db
-    .insertInto('personal_access_tokens')
-    .values({
-      user_id: input.userId,
-      name: input.name ?? 'direct',
-      token: sha256Hex(secret),
-      abilities: '["*"]',
-      last_used_at: null,
-      expires_at: input.expiresAt ?? null,
-      created_at: createdAt,
-      updated_at: createdAt,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return { id: row.id, plain: `${row.id}|${secret}` };
+  const id = await insertReturningId(db, 'personal_access_tokens', {
+    user_id: input.userId,
+    name: input.name ?? 'direct',
+    token: sha256Hex(secret),
+    abilities: '["*"]',
+    last_used_at: null,
+    expires_at: input.expiresAt ?? null,
+    created_at: createdAt,
+    updated_at: createdAt,
+  });
+  return { id, plain: `${id}|${secret}` };
 }

@@ -2,14 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
+import type { DatabaseConfig } from '../../src/config.ts';
 
-export type DialectName = 'sqlite' | 'postgres';
+export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
 export const POSTGRES_ADMIN_URL =
   process.env['TEST_POSTGRES_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** A MariaDB (or MySQL) account that may create and drop databases; the path names none. */
+export const MYSQL_ADMIN_URL = process.env['TEST_MYSQL_URL'] ?? 'mysql://root@127.0.0.1:3306/';
 export const REDIS_TEST_URL = process.env['TEST_REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 export const requireServices = process.env['REQUIRE_SERVICES'] === '1';
+
+/** The DatabaseConfig that `url` (of createTestDatabase) stands for, to open it without a whole Config. */
+export function databaseConfig(dialect: DialectName, url: string): DatabaseConfig {
+  return dialect === 'sqlite' ? { dialect, filename: url.slice('sqlite:'.length) } : { dialect, url };
+}
 
 export interface TestDatabase {
   readonly url: string;
@@ -34,7 +43,36 @@ export function postgresAvailable(): Promise<boolean> {
   return postgresUp;
 }
 
-/** A real database of its own for one suite: a SQLite file in a temp folder, or a fresh PostgreSQL database. */
+let mysqlUp: Promise<boolean> | undefined;
+
+export function mysqlAvailable(): Promise<boolean> {
+  mysqlUp ??= (async () => {
+    try {
+      const connection = await createConnection({ uri: MYSQL_ADMIN_URL, connectTimeout: 5000 });
+      await connection.query('select 1');
+      await connection.end();
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  return mysqlUp;
+}
+
+/** One statement on the MySQL server as its admin account (create/drop database). */
+export async function mysqlAdmin(statement: string): Promise<void> {
+  const connection = await createConnection({ uri: MYSQL_ADMIN_URL });
+  try {
+    await connection.query(statement);
+  } finally {
+    await connection.end();
+  }
+}
+
+/**
+ * A real database of its own for one suite: a SQLite file in a temp folder, or a fresh PostgreSQL or
+ * MariaDB/MySQL database.
+ */
 export async function createTestDatabase(dialect: DialectName): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const folder = mkdtempSync(join(tmpdir(), 'gatehouse-test-'));
@@ -43,6 +81,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
       drop: async () => rmSync(folder, { recursive: true, force: true }),
     };
   }
+  if (dialect === 'mysql') return createMysqlDatabase();
   const name = `gatehouse_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   await admin.connect();
@@ -61,16 +100,29 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   };
 }
 
+async function createMysqlDatabase(): Promise<TestDatabase> {
+  const name = `gatehouse_test_${randomBytes(6).toString('hex')}`;
+  // The server's default character set is whatever it was installed with; the migrations set their
+  // own per table (db/mysql-schema.ts), so this deliberately does not.
+  await mysqlAdmin(`create database ${name}`);
+  const url = new URL(MYSQL_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => mysqlAdmin(`drop database if exists ${name}`) };
+}
+
 /**
- * Which dialects a suite runs on. PostgreSQL is skipped with a one-line reason when absent,
- * unless REQUIRE_SERVICES=1 (CI), where its absence fails the run.
+ * Which dialects a suite runs on. PostgreSQL and MariaDB/MySQL are skipped with a one-line reason
+ * when absent, unless REQUIRE_SERVICES=1 (CI), where their absence fails the run.
  */
 export async function availableDialects(): Promise<{ name: DialectName; skip: string | false }[]> {
-  const pgUp = await postgresAvailable();
+  const [pgUp, mysqlIsUp] = await Promise.all([postgresAvailable(), mysqlAvailable()]);
   if (!pgUp && requireServices)
     throw new Error(`PostgreSQL is required (REQUIRE_SERVICES=1) but not reachable at ${POSTGRES_ADMIN_URL}`);
+  if (!mysqlIsUp && requireServices)
+    throw new Error(`MariaDB/MySQL is required (REQUIRE_SERVICES=1) but not reachable at ${MYSQL_ADMIN_URL}`);
   return [
     { name: 'sqlite', skip: false },
     { name: 'postgres', skip: pgUp ? false : `PostgreSQL not reachable at ${POSTGRES_ADMIN_URL}` },
+    { name: 'mysql', skip: mysqlIsUp ? false : `MariaDB/MySQL not reachable at ${MYSQL_ADMIN_URL}` },
   ];
 }

@@ -1,3 +1,4 @@
+import { insertReturningId } from '../../src/db/portable.ts';
 import type { Db } from '../../src/db/schema.ts';
 
 export interface UserRowInput {
@@ -18,20 +19,16 @@ export interface UserRowInput {
  */
 export async function insertUserRow(db: Db, input: UserRowInput): Promise<number> {
   const now = input.now ?? Date.now();
-  const row = await db
-    .insertInto('users')
-    .values({
-      name: input.name ?? 'Inserted',
-      email: input.email,
-      password: input.passwordHash,
-      email_verified_at: input.verified === false ? null : now,
-      locale: input.locale ?? 'en',
-      can_access_panel: input.panelAccess ? 1 : 0,
-      disabled_at: null,
-      created_at: now,
-      updated_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  return row.id;
+  // insertReturningId: MySQL has no RETURNING (db/portable.ts).
+  return insertReturningId(db, 'users', {
+    name: input.name ?? 'Inserted',
+    email: input.email,
+    password: input.passwordHash,
+    email_verified_at: input.verified === false ? null : now,
+    locale: input.locale ?? 'en',
+    can_access_panel: input.panelAccess ? 1 : 0,
+    disabled_at: null,
+    created_at: now,
+    updated_at: now,
+  });
 }

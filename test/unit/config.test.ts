@@ -80,7 +80,7 @@ describe('REDIS_URL and REDIS_PREFIX', () => {
 });
 
 describe('DATABASE_URL', () => {
-  test('sqlite:PATH (relative to the working directory), sqlite::memory: and postgres://', () => {
+  test('sqlite:PATH (relative to the working directory), sqlite::memory:, postgres:// and mysql://', () => {
     assert.deepEqual(load({}).database, {
       dialect: 'sqlite',
       filename: join(storage, 'storage/database.sqlite'),
@@ -97,10 +97,31 @@ describe('DATABASE_URL', () => {
       dialect: 'postgres',
       url: 'postgres://u@h:5432/d',
     });
+    assert.deepEqual(load({ DATABASE_URL: 'mysql://u:p%40ss@h:3306/d' }).database, {
+      dialect: 'mysql',
+      url: 'mysql://u:p%40ss@h:3306/d',
+    });
+    // mariadb:// is the same driver and the same behaviour; it is handed on as mysql://.
+    assert.deepEqual(load({ DATABASE_URL: 'mariadb://u@h/d?ssl={}' }).database, {
+      dialect: 'mysql',
+      url: 'mysql://u@h/d?ssl={}',
+    });
   });
 
   test('anything else stops the start naming DATABASE_URL', () => {
-    for (const value of ['mysql://x', 'sqlite:', 'postgres://', 'database.sqlite', 'postgres://a b']) {
+    for (const value of [
+      'sqlite:',
+      'postgres://',
+      'database.sqlite',
+      'postgres://a b',
+      'mongodb://h/d',
+      // MySQL without a database, without a host, with a path that is not one name, or not a URL.
+      'mysql://x',
+      'mysql://x/',
+      'mysql:///d',
+      'mysql://h/a/b',
+      'mariadb://a b/d',
+    ]) {
       refuses({ DATABASE_URL: value }, 'DATABASE_URL');
     }
   });
