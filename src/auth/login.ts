@@ -70,8 +70,9 @@ export async function attemptLogin(
 
   await deps.limiter.clear(key);
   if (deps.hasher.needsRehash(row!.password)) {
-    // Imported bcrypt (or older argon2 parameters): upgrade now that we hold the plaintext.
-    await updateUser(deps.db, user.id, { password: await deps.hasher.hash(input.password) });
+    // An imported bcrypt or argon2i hash, or argon2id below the configured cost: upgrade it now that
+    // we hold the plaintext (never to anything weaker: password-strength.ts).
+    await updateUser(deps.db, user.id, { password: await deps.hasher.rehash(row!.password, input.password) });
   }
   await recordAudit(deps.db, events.ok, { ...audit, actorId: user.id }, user.id, { channel });
   return { status: 'ok', user };

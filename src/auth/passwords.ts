@@ -1,13 +1,16 @@
 import { randomToken } from '../lib/crypto.ts';
 import { Semaphore } from '../lib/semaphore.ts';
 import { hashPool } from './hash-pool.ts';
+import { isAsStrong, upgradedParams } from './password-strength.ts';
 
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** False for a wrong password or a malformed hash; never throws for bad input. */
   verify(hash: string, password: string): Promise<boolean>;
-  /** True when the stored hash is not argon2id with the current parameters (e.g. an imported bcrypt hash). */
+  /** True when the stored hash is weaker than the configured argon2id (password-strength.ts says when). */
   needsRehash(hash: string): boolean;
+  /** A new hash of `password` to replace `stored`: argon2id, never less memory or fewer passes than `stored`. */
+  rehash(stored: string, password: string): Promise<string>;
   /** Spends the time of one verification against a hash nobody has, so unknown accounts cost the same. */
   burn(password: string): Promise<void>;
 }
@@ -40,9 +43,8 @@ export function createPasswordHasher(
   const pool = new Semaphore(concurrency);
   const threads = hashPool(concurrency);
   // 2 = Algorithm.Argon2id (a const enum, which isolated modules cannot import).
-  const options = { algorithm: 2 as const, ...params };
-  const argon2Hash = (password: string) =>
-    threads.run({ op: 'argon2.hash', password, options }) as Promise<string>;
+  const argon2Hash = (password: string, with_: Argon2Params = params) =>
+    threads.run({ op: 'argon2.hash', password, options: { algorithm: 2, ...with_ } }) as Promise<string>;
   const prefix = `$argon2id$v=19$m=${params.memoryCost},t=${params.timeCost},p=${params.parallelism}$`;
   // Ready before the first unknown e-mail: made on first use, that request would cost a hash plus a
   // verification and stand out from a wrong password.
@@ -70,7 +72,8 @@ export function createPasswordHasher(
   return {
     hash: (password) => pool.run(() => argon2Hash(password)),
     verify,
-    needsRehash: (stored) => !stored.startsWith(prefix),
+    needsRehash: (stored) => !isAsStrong(stored, params),
+    rehash: (stored, password) => pool.run(() => argon2Hash(password, upgradedParams(stored, params))),
     async burn(password) {
       dummy ??= pool.run(() => argon2Hash(randomToken()));
       await verify(await dummy, password);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { attemptLogin } from '../../src/auth/login.ts';
+import { isAsStrong, parseArgon2, upgradedParams } from '../../src/auth/password-strength.ts';
 import { createPasswordHasher, OWASP_ARGON2ID } from '../../src/auth/passwords.ts';
 import { memoryRateLimitStore } from '../../src/auth/rate-limit-stores.ts';
 import { RateLimiter } from '../../src/auth/rate-limiter.ts';
@@ -8,6 +9,7 @@ import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { databaseUserProvider, userFinder } from '../../src/users/user-provider.ts';
+import { laravelHashes, phpSkip } from '../helpers/php.ts';
 import { insertUserRow } from '../helpers/users.ts';
 
 /** The hash Laravel's UserFactory shipped for years: bcrypt cost 10 of "password", in PHP's $2y$ form. */
@@ -61,6 +63,113 @@ describe('password hasher', () => {
     await hasher.burn('whatever');
     // One argon2id verification at m=19 MiB cannot be free: it takes milliseconds, not microseconds.
     assert.ok(performance.now() - started > 2);
+  });
+});
+
+const SALT_AND_TAG = '$c29tZXNhbHRzb21lc2FsdA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+const argon = (head: string) => `${head}${SALT_AND_TAG}`;
+
+describe('"weaker than the configured argon2id" (password-strength.ts)', () => {
+  const target = OWASP_ARGON2ID; // m=19456, t=2, p=1
+
+  test('argon2id v1.3 with at least the configured memory and passes is as strong, and kept', () => {
+    for (const head of [
+      '$argon2id$v=19$m=19456,t=2,p=1', // exactly the configuration
+      '$argon2id$v=19$m=65536,t=4,p=1', // Laravel's argon2id defaults: stronger on both counts
+      '$argon2id$v=19$m=19456,t=3,p=4', // parallelism is not compared
+      '$argon2id$v=19$m=19456,t=2,p=8',
+    ]) {
+      assert.equal(isAsStrong(argon(head), target), true, head);
+      assert.equal(hasher.needsRehash(argon(head)), false, head);
+    }
+  });
+
+  test('everything else is weaker: less memory, fewer passes, argon2i/argon2d, version 1.0, bcrypt, unknown', () => {
+    for (const stored of [
+      argon('$argon2id$v=19$m=19455,t=2,p=1'), // one KiB less memory
+      argon('$argon2id$v=19$m=65536,t=1,p=1'), // more memory does not buy back a missing pass
+      argon('$argon2i$v=19$m=65536,t=4,p=1'), // Laravel's argon2i: weaker by type, whatever its cost
+      argon('$argon2d$v=19$m=65536,t=4,p=1'),
+      argon('$argon2id$v=16$m=65536,t=4,p=1'),
+      argon('$argon2id$m=65536,t=4,p=1'), // no v= means version 1.0
+      LARAVEL_HASH,
+      `$2b$${LARAVEL_HASH.slice(4)}`,
+      '$2y$14$abcdefghijklmnopqrstuuABCDEFGHIJKLMNOPQRSTUVWXYZ01234', // bcrypt of any cost
+      'plain text',
+      '',
+    ]) {
+      assert.equal(isAsStrong(stored, target), false, stored);
+      assert.equal(hasher.needsRehash(stored), true, stored);
+    }
+  });
+
+  test('the replacement never has less memory or fewer passes than the old hash', () => {
+    const params = (stored: string) => upgradedParams(stored, target);
+    assert.deepEqual(params(argon('$argon2i$v=19$m=65536,t=4,p=1')), {
+      memoryCost: 65536,
+      timeCost: 4,
+      parallelism: 1,
+    });
+    assert.deepEqual(params(argon('$argon2id$v=19$m=65536,t=1,p=2')), {
+      memoryCost: 65536,
+      timeCost: 2,
+      parallelism: 1,
+    });
+    assert.deepEqual(params(argon('$argon2id$v=19$m=4096,t=3,p=1')), {
+      memoryCost: 19456,
+      timeCost: 3,
+      parallelism: 1,
+    });
+    assert.deepEqual(params(LARAVEL_HASH), target);
+  });
+
+  test('parseArgon2 reads PHC strings and nothing else', () => {
+    assert.deepEqual(parseArgon2(argon('$argon2id$v=19$m=65536,t=4,p=1')), {
+      type: 'argon2id',
+      version: 19,
+      memoryCost: 65536,
+      timeCost: 4,
+      parallelism: 1,
+    });
+    assert.equal(parseArgon2(argon('$argon2x$v=19$m=1,t=1,p=1')), null);
+    assert.equal(parseArgon2('$argon2id$v=19$m=,t=1,p=1$x$y'), null);
+    assert.equal(parseArgon2(LARAVEL_HASH), null);
+  });
+});
+
+describe('hashes made by PHP the way Laravel makes them', { skip: phpSkip() }, () => {
+  const [bcrypt10, bcrypt12] = [10, 12].map(
+    (rounds) => laravelHashes([{ password: 'secret pw', form: 'bcrypt' }], rounds)[0]!,
+  );
+  const [argon2i, argon2id] = laravelHashes([
+    { password: 'secret pw', form: 'argon2i' },
+    { password: 'secret pw', form: 'argon2id' },
+  ]) as [string, string];
+
+  test('PHP writes the forms we expect ($2y$, argon2i/argon2id at m=65536,t=4,p=1)', () => {
+    assert.match(bcrypt10!, /^\$2y\$10\$/);
+    assert.match(bcrypt12!, /^\$2y\$12\$/);
+    assert.match(argon2i, /^\$argon2i\$v=19\$m=65536,t=4,p=1\$/);
+    assert.match(argon2id, /^\$argon2id\$v=19\$m=65536,t=4,p=1\$/);
+  });
+
+  test('every form verifies with the right password only', async () => {
+    for (const stored of [bcrypt10!, bcrypt12!, `$2b$${bcrypt10!.slice(4)}`, argon2i, argon2id]) {
+      assert.equal(await hasher.verify(stored, 'secret pw'), true, stored);
+      assert.equal(await hasher.verify(stored, 'secret pW'), false, stored);
+    }
+  });
+
+  test('bcrypt and argon2i are rehashed, Laravel argon2id is kept (not "upgraded" to less memory)', async () => {
+    assert.equal(hasher.needsRehash(bcrypt12!), true);
+    assert.equal(hasher.needsRehash(argon2i), true);
+    assert.equal(hasher.needsRehash(argon2id), false);
+    const fromArgon2i = await hasher.rehash(argon2i, 'secret pw');
+    assert.match(fromArgon2i, /^\$argon2id\$v=19\$m=65536,t=4,p=1\$/);
+    assert.equal(await hasher.verify(fromArgon2i, 'secret pw'), true);
+    const fromBcrypt = await hasher.rehash(bcrypt10!, 'secret pw');
+    assert.ok(fromBcrypt.startsWith(ARGON2ID_PREFIX), fromBcrypt);
+    assert.equal(hasher.needsRehash(fromBcrypt), false);
   });
 });
 
