@@ -4,7 +4,6 @@ import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
 import {
   DEFAULT_DATABASE,
-  database,
   defaultSender,
   headerSafe,
   integer,
@@ -12,6 +11,7 @@ import {
   mailAddress,
   nullableInteger,
   oneOf,
+  parseDatabaseUrl,
   redisPrefix,
   redisUrl,
   resolvePath,
@@ -122,7 +122,7 @@ export function loadConfig(
     appUrl,
     secureCookies: appUrl.startsWith('https:'),
     storagePath,
-    database: database(read('DATABASE_URL') ?? DEFAULT_DATABASE, cwd),
+    database: parseDatabaseUrl(read('DATABASE_URL') ?? DEFAULT_DATABASE, cwd),
     redisUrl: redisUrl(read('REDIS_URL')),
     redisPrefix: redisPrefix(read('REDIS_PREFIX')),
     sessionLifetimeMinutes: integer(read, 'SESSION_LIFETIME', 120, 1),

@@ -26,6 +26,7 @@ export const AUDIT_GROUPS = {
     'admin.user.panel_revoked',
     'admin.token.revoked',
     'admin.session.ended',
+    'admin.import.laravel',
   ],
 } as const satisfies Record<string, readonly AuditEvent[]>;
 

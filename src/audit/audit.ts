@@ -32,7 +32,8 @@ export type AuditEvent =
   | 'admin.session.ended'
   | 'admin.user.invited'
   | 'admin.user.verification_sent'
-  | 'admin.user.deleted';
+  | 'admin.user.deleted'
+  | 'admin.import.laravel';
 
 /** Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies). */
 export async function recordAudit(

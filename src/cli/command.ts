@@ -12,6 +12,8 @@ export interface Command {
   readonly name: string;
   readonly summary: string;
   readonly usage: string;
+  /** Longer help, printed by `--help` after the summary: what the command does (options: optionHelp). */
+  readonly description?: string;
   readonly options?: ParseArgsConfig['options'];
   /** One line per option for --help: what it does (and its default). Every option has one. */
   readonly optionHelp?: Readonly<Record<string, string>>;

@@ -4,6 +4,7 @@ import { ConfigError } from '../config.ts';
 import { type Command, CommandError, type CommandIO } from './command.ts';
 import { adminGrantCommand } from './commands/admin-grant.ts';
 import { adminRevokeCommand } from './commands/admin-revoke.ts';
+import { importLaravelCommand } from './commands/import-laravel.ts';
 import { mailTestCommand } from './commands/mail-test.ts';
 import { makeAdminCommand } from './commands/make-admin.ts';
 import { migrateCommand } from './commands/migrate.ts';
@@ -14,6 +15,7 @@ import { tokensPruneCommand } from './commands/tokens-prune.ts';
 export const commands: readonly Command[] = [
   adminGrantCommand,
   adminRevokeCommand,
+  importLaravelCommand,
   mailTestCommand,
   makeAdminCommand,
   migrateCommand,
@@ -49,6 +51,7 @@ function overview(): string {
 /** A command's --help: usage, what it does, and every option with its description. */
 export function help(command: Command): string {
   const lines = [`Usage: ${command.usage}`, '', command.summary];
+  if (command.description) lines.push('', command.description);
   const args = Object.entries(command.argumentHelp ?? {});
   if (args.length > 0) {
     const argWidth = Math.max(...args.map(([a]) => a.length));

@@ -98,20 +98,22 @@ export function url(read: Reader, name: string, fallback: string): string {
 /** DATABASE_URL when unset: the one SQLite file whose folder (storage/) is created on first start. */
 export const DEFAULT_DATABASE = 'sqlite:storage/database.sqlite';
 
-export function database(raw: string, cwd: string): DatabaseConfig {
+/**
+ * A database URL as DATABASE_URL takes it. `name` is what an error names: the variable, or the CLI
+ * option that passed the URL (import:laravel --from).
+ */
+export function parseDatabaseUrl(raw: string, cwd: string, name = 'DATABASE_URL'): DatabaseConfig {
   if (raw === 'sqlite::memory:') return { dialect: 'sqlite', filename: ':memory:' };
   if (raw.startsWith('sqlite:')) {
     const path = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (path === '') throw new ConfigError('DATABASE_URL', 'must name a file after sqlite: (got "sqlite:")');
+    if (path === '') throw new ConfigError(name, 'must name a file after sqlite: (got "sqlite:")');
     const filename = resolvePath(cwd, path);
     // Only the default's storage/ folder is created. A folder named in DATABASE_URL that is missing is
-    // most often a typo or an unmounted volume: creating it would start an empty database there.
+    // most often a typo or an unmounted volume: creating it would start an empty database there. (A
+    // source named by import:laravel --from is only read, and opening it says when it does not exist.)
     const folder = dirname(filename);
-    if (raw !== DEFAULT_DATABASE && !existsSync(folder)) {
-      throw new ConfigError(
-        'DATABASE_URL',
-        `names a folder that does not exist: ${folder} (create it first)`,
-      );
+    if (name === 'DATABASE_URL' && raw !== DEFAULT_DATABASE && !existsSync(folder)) {
+      throw new ConfigError(name, `names a folder that does not exist: ${folder} (create it first)`);
     }
     return { dialect: 'sqlite', filename };
   }
@@ -120,17 +122,17 @@ export function database(raw: string, cwd: string): DatabaseConfig {
     try {
       parsed = new URL(raw);
     } catch {
-      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+      throw new ConfigError(name, 'is not a valid postgres:// URL');
     }
     // pg would silently fall back to localhost and the OS user's database: name the server or socket.
     if (parsed.hostname === '' && !parsed.searchParams.has('host')) {
-      throw new ConfigError('DATABASE_URL', 'must name a host: postgres://user@host:port/database');
+      throw new ConfigError(name, 'must name a host: postgres://user@host:port/database');
     }
     return { dialect: 'postgres', url: raw };
   }
-  if (/^(mysql|mariadb):\/\//.test(raw)) return { dialect: 'mysql', url: mysqlUrl(raw) };
+  if (/^(mysql|mariadb):\/\//.test(raw)) return { dialect: 'mysql', url: mysqlUrl(raw, name) };
   throw new ConfigError(
-    'DATABASE_URL',
+    name,
     `must be sqlite:PATH, sqlite::memory:, postgres://… or mysql://… (got "${raw}")`,
   );
 }
@@ -140,18 +142,18 @@ export function database(raw: string, cwd: string): DatabaseConfig {
  * database must be named: without it mysql2 connects to none, and the migrations would fail later
  * with a far less clear message. Given back as mysql://, the scheme mysql2 reads.
  */
-function mysqlUrl(raw: string): string {
+function mysqlUrl(raw: string, name: string): string {
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new ConfigError('DATABASE_URL', 'is not a valid mysql:// URL');
+    throw new ConfigError(name, 'is not a valid mysql:// URL');
   }
   if (parsed.hostname === '') {
-    throw new ConfigError('DATABASE_URL', 'must name a host: mysql://user:pass@host:port/database');
+    throw new ConfigError(name, 'must name a host: mysql://user:pass@host:port/database');
   }
   if (!/^\/[^/]+$/.test(parsed.pathname)) {
-    throw new ConfigError('DATABASE_URL', 'must name one database: mysql://user:pass@host:port/database');
+    throw new ConfigError(name, 'must name one database: mysql://user:pass@host:port/database');
   }
   return raw.replace(/^mariadb:/, 'mysql:');
 }

@@ -1,0 +1,86 @@
+import type { NewAccessTokenRow } from '../../auth/access-tokens.table.ts';
+import type { Db } from '../../db/schema.ts';
+import { laravelId, type RowContext, toTokenRow } from './rows.ts';
+import type { SourceReader } from './source.ts';
+import { type Phase, Skips } from './tally.ts';
+
+/**
+ * Copies the personal access tokens of `tokenableType` (App\Models\User), a batch at a time in id
+ * order, keeping their ids: the client holds "<id>|<secret>", so the id must stay what it was. A token
+ * whose user was not imported is left out, and so is one whose id or hash Gatehouse already uses for
+ * another token.
+ */
+export async function importTokens(
+  reader: SourceReader,
+  db: Db,
+  write: boolean,
+  context: RowContext & {
+    readonly tokenableType: string;
+    readonly found: number;
+    readonly sourceUsers: ReadonlySet<string>;
+    readonly accepted: ReadonlySet<number>;
+    readonly batchSize: number;
+    readonly targetReady: boolean;
+  },
+  progress: (done: number, total: number) => void,
+): Promise<Phase> {
+  const phase: Phase = { found: context.found, imported: 0, alreadyThere: 0, skips: new Skips() };
+  let after = 0;
+  let done = 0;
+  for (;;) {
+    const batch = await reader.tokens(context.tokenableType, after, context.batchSize);
+    if (batch.length === 0) break;
+    after = Number(batch.at(-1)!.id);
+    done += batch.length;
+    const candidates: (NewAccessTokenRow & { id: number })[] = [];
+    for (const source of batch) {
+      const userId = laravelId(source.tokenable_id);
+      if (!context.sourceUsers.has(String(source.tokenable_id))) {
+        phase.skips.add('its user does not exist', source.id);
+      } else if (userId === null || !context.accepted.has(userId)) {
+        phase.skips.add('its user was not imported', source.id);
+      } else {
+        const converted = toTokenRow(source, userId, context);
+        if ('skip' in converted) phase.skips.add(converted.skip, source.id);
+        else candidates.push(converted.row);
+      }
+    }
+    const insert = [];
+    if (candidates.length > 0) {
+      const existing = !context.targetReady
+        ? []
+        : await db
+            .selectFrom('personal_access_tokens')
+            .select(['id', 'token'])
+            .where((eb) =>
+              eb.or([
+                eb(
+                  'id',
+                  'in',
+                  candidates.map((c) => c.id),
+                ),
+                eb(
+                  'token',
+                  'in',
+                  candidates.map((c) => c.token),
+                ),
+              ]),
+            )
+            .execute();
+      const byId = new Map(existing.map((row) => [row.id, row.token]));
+      const hashes = new Set(existing.map((row) => row.token));
+      for (const row of candidates) {
+        const hash = byId.get(row.id);
+        if (hash === row.token) phase.alreadyThere++;
+        else if (hash !== undefined) phase.skips.add('its id belongs to another Gatehouse token', row.id);
+        else if (hashes.has(row.token))
+          phase.skips.add('its hash belongs to another Gatehouse token', row.id);
+        else insert.push(row);
+      }
+    }
+    if (write && insert.length > 0) await db.insertInto('personal_access_tokens').values(insert).execute();
+    phase.imported += insert.length;
+    progress(done, phase.found);
+  }
+  return phase;
+}
