@@ -1,5 +1,4 @@
-import { isUniqueViolation } from '../db/errors.ts';
-import { isMysql } from '../db/portable.ts';
+import { insertUnlessDuplicate, isMysql } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
 import type { PasswordResetTokenRow } from './password-resets.table.ts';
 
@@ -29,13 +28,7 @@ export async function storeResetToken(
       .where('created_at', '<=', now - throttleMs)
       .executeTakeFirst();
     if (replaced.numUpdatedRows === 1n) return true;
-    try {
-      await db.insertInto('password_reset_tokens').values(row).execute();
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    return insertUnlessDuplicate(db.insertInto('password_reset_tokens').values(row));
   }
   const stored = await db
     .insertInto('password_reset_tokens')

@@ -1,7 +1,6 @@
 import type { ExpressionBuilder } from 'kysely';
-import { isUniqueViolation } from '../db/errors.ts';
 import { preparedQuery } from '../db/fast-path/prepared.ts';
-import { isMysql } from '../db/portable.ts';
+import { insertUnlessDuplicate, isMysql } from '../db/portable.ts';
 import type { Database, Db } from '../db/schema.ts';
 import type { NewSessionRow, SessionRow } from './sessions.table.ts';
 import type { SessionCutoffs } from './sessions.ts';
@@ -20,21 +19,9 @@ export async function insertSessionRow(db: Db, row: NewSessionRow): Promise<void
   await db.insertInto('sessions').values(row).execute();
 }
 
-/**
- * Inserts unless the id already exists; true when inserted. ON CONFLICT DO NOTHING on SQLite and
- * PostgreSQL. MySQL has no per-row outcome for that (INSERT IGNORE would also swallow other errors),
- * but a failed statement there does not end the transaction, so the unique key's refusal is the answer.
- */
+/** Inserts unless the id already exists; true when inserted (ON CONFLICT DO NOTHING; db/portable.ts on MySQL). */
 export async function insertSessionRowIfAbsent(db: Db, row: NewSessionRow): Promise<boolean> {
-  if (isMysql(db)) {
-    try {
-      await db.insertInto('sessions').values(row).execute();
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
-  }
+  if (isMysql(db)) return insertUnlessDuplicate(db.insertInto('sessions').values(row));
   const inserted = await db
     .insertInto('sessions')
     .values(row)

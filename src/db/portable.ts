@@ -1,4 +1,5 @@
 import { type Generated, type Insertable, type Kysely, MysqlAdapter, type Selectable } from 'kysely';
+import { isUniqueViolation } from './errors.ts';
 import type { Database, Db } from './schema.ts';
 
 /**
@@ -63,4 +64,20 @@ async function insertedId(result: Promise<{ insertId?: bigint }>): Promise<numbe
   const { insertId } = await result;
   if (insertId === undefined) throw new Error('The database reported no id for the inserted row');
   return Number(insertId);
+}
+
+/**
+ * Runs an INSERT; false when a unique key refused it. For MySQL, which has no per-row outcome of
+ * ON CONFLICT DO NOTHING (INSERT IGNORE would also swallow other errors); there a failed statement
+ * ends only itself, not the transaction around it. (On PostgreSQL it would abort the transaction:
+ * use ON CONFLICT there.)
+ */
+export async function insertUnlessDuplicate(insert: { execute(): Promise<unknown> }): Promise<boolean> {
+  try {
+    await insert.execute();
+    return true;
+  } catch (error) {
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
 }
