@@ -440,6 +440,35 @@ async function breakTokens(dialect: DialectName, database: LaravelDatabase): Pro
   }
 }
 
+describe('import:laravel --dry-run into a database Gatehouse never used', { skip: skipPhp }, () => {
+  test('compares with nobody and creates no table', async () => {
+    const source = await createLaravelDatabase('sqlite', rowsFor('sqlite'));
+    const target = await createTestDatabase('sqlite');
+    try {
+      const result = await runCliInProcess(['import:laravel', '--from', source.url, '--dry-run'], {
+        DATABASE_URL: target.url,
+        APP_KEY: TEST_APP_KEY,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(
+        result.stdout,
+        /^Users: 7 in the Laravel database; 4 would be imported, 0 imported before/m,
+      );
+      assert.match(result.stdout, /; 5 would be imported, 0 imported before, 2 not imported\.$/m);
+      const { default: Sqlite } = await import('better-sqlite3');
+      const raw = new Sqlite(target.url.slice('sqlite:'.length), { readonly: true });
+      try {
+        assert.deepEqual(raw.prepare("select name from sqlite_master where type = 'table'").all(), []);
+      } finally {
+        raw.close();
+      }
+    } finally {
+      await source.drop();
+      await target.drop();
+    }
+  });
+});
+
 describe('import:laravel refuses what it cannot read, writing nothing', { skip: skipPhp }, () => {
   test('a missing SQLite file, a database without Laravel tables, bad options', async () => {
     const target = await createTestDatabase('sqlite');
