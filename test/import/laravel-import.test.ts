@@ -493,6 +493,16 @@ describe('import:laravel refuses what it cannot read, writing nothing', { skip: 
         notLaravel.stderr,
         'Cannot read the Laravel database (--from): it has no users table. Nothing was written.\n',
       );
+      // A Laravel app whose users have UUID keys (HasUuids): Gatehouse keeps ids and its keys are integers.
+      new Sqlite(other.url.slice('sqlite:'.length)).exec(
+        'create table users (id varchar primary key not null, name varchar not null, email varchar not null, password varchar not null)',
+      );
+      const uuids = await runCliInProcess(['import:laravel', '--from', other.url], env);
+      assert.equal(uuids.code, 1);
+      assert.match(
+        uuids.stderr,
+        /its users\.id is varchar, not an integer \(UUID keys cannot be imported\)\. Nothing was written\.\n$/i,
+      );
       await other.drop();
 
       for (const [args, message] of [

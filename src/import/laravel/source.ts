@@ -51,10 +51,11 @@ export interface SourceReader {
   /** Every user's id and e-mail, to find addresses that differ only in case before importing any. */
   userEmails(): Promise<{ id: number | string; email: string | null }[]>;
   countUsers(): Promise<number>;
-  users(afterId: number, limit: number): Promise<LaravelUserRow[]>;
+  /** Keyset pages: `afterId` is the last id of the page before, as the driver gave it (0 to start). */
+  users(afterId: number | string, limit: number): Promise<LaravelUserRow[]>;
   /** Token rows per tokenable_type (null when the table does not exist: an app without Sanctum). */
   tokenTypes(): Promise<{ type: string; count: number }[] | null>;
-  tokens(tokenableType: string, afterId: number, limit: number): Promise<LaravelTokenRow[]>;
+  tokens(tokenableType: string, afterId: number | string, limit: number): Promise<LaravelTokenRow[]>;
 }
 
 export interface LaravelSource {
@@ -73,9 +74,11 @@ export async function openLaravelSource(config: DatabaseConfig): Promise<Laravel
     const users = find('users');
     if (users === undefined) throw new SourceError('it has no users table');
     const userColumns = present(users.columns, USER_COLUMNS, USER_OPTIONAL, 'users');
+    integerKey(users.columns, 'users');
     const tokens = find('personal_access_tokens');
     const tokenColumns =
       tokens && present(tokens.columns, TOKEN_COLUMNS, TOKEN_OPTIONAL, 'personal_access_tokens');
+    if (tokens) integerKey(tokens.columns, 'personal_access_tokens');
     return {
       async snapshot(read) {
         let transaction = db.transaction();
@@ -147,6 +150,17 @@ function present(
   const missing = required.filter((c) => !names.has(c));
   if (missing.length > 0) throw new SourceError(`its ${table} table has no ${missing.join(', ')} column`);
   return [...required, ...optional.filter((c) => names.has(c))];
+}
+
+/**
+ * Gatehouse keeps Laravel's ids (a client's token is "<id>|<secret>"), and its keys are integers: a
+ * table keyed by UUIDs (HasUuids, uuidMorphs) cannot be imported, and is refused before anything is read.
+ */
+function integerKey(columns: readonly { name: string; dataType: string }[], table: string): void {
+  const id = columns.find((c) => c.name === 'id');
+  if (id !== undefined && !/int/i.test(id.dataType)) {
+    throw new SourceError(`its ${table}.id is ${id.dataType}, not an integer (UUID keys cannot be imported)`);
+  }
 }
 
 /**

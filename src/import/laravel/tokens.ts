@@ -25,12 +25,12 @@ export async function importTokens(
   progress: (done: number, total: number) => void,
 ): Promise<Phase> {
   const phase: Phase = { found: context.found, imported: 0, alreadyThere: 0, skips: new Skips() };
-  let after = 0;
+  let after: number | string = 0;
   let done = 0;
   for (;;) {
     const batch = await reader.tokens(context.tokenableType, after, context.batchSize);
     if (batch.length === 0) break;
-    after = Number(batch.at(-1)!.id);
+    after = batch.at(-1)!.id;
     done += batch.length;
     const candidates: (NewAccessTokenRow & { id: number })[] = [];
     for (const source of batch) {

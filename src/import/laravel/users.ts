@@ -56,12 +56,12 @@ export async function importUsers(
     unverifiable: 0,
     accepted: new Set(),
   };
-  let after = 0;
+  let after: number | string = 0;
   let done = 0;
   for (;;) {
     const batch = await reader.users(after, context.batchSize);
     if (batch.length === 0) break;
-    after = Number(batch.at(-1)!.id);
+    after = batch.at(-1)!.id;
     done += batch.length;
     const candidates: (NewUserRow & { id: number })[] = [];
     for (const source of batch) {
