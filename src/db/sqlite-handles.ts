@@ -23,9 +23,10 @@ const untilExit: unknown[] = [];
 /**
  * Opens a better-sqlite3 database whose Database and Statement objects are never reclaimed before the
  * process exits. Prepare each statement once and keep it: every prepare() adds one for good.
+ * `options` are better-sqlite3's own (readonly, fileMustExist for a database only read).
  */
-export function openSqliteFile(filename: string): SqliteDatabase.Database {
-  const database = new SqliteDatabase(filename);
+export function openSqliteFile(filename: string, options?: SqliteDatabase.Options): SqliteDatabase.Database {
+  const database = new SqliteDatabase(filename, options);
   untilExit.push(database);
   const prepare = database.prepare.bind(database);
   database.prepare = ((source: string) => {

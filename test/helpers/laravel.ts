@@ -1,6 +1,6 @@
-import SqliteDatabase from 'better-sqlite3';
 import { createConnection } from 'mysql2/promise';
 import pg from 'pg';
+import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
 import { createTestDatabase, type DialectName, type TestDatabase } from './databases.ts';
 
 /**
@@ -118,7 +118,8 @@ type Runner = ((statement: string, values: unknown[]) => Promise<void>) & { clos
 
 async function runner(dialect: DialectName, url: string): Promise<Runner> {
   if (dialect === 'sqlite') {
-    const db = new SqliteDatabase(url.slice('sqlite:'.length));
+    // Through openSqliteFile like every SQLite handle: none may be left to the garbage collector (Node 24).
+    const db = openSqliteFile(url.slice('sqlite:'.length));
     return Object.assign(
       async (statement: string, values: unknown[]) => void db.prepare(statement).run(...values),
       {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type DialectName } from '../helpers/databases.ts';
@@ -455,8 +456,7 @@ describe('import:laravel --dry-run into a database Gatehouse never used', { skip
         /^Users: 7 in the Laravel database; 4 would be imported, 0 imported before/m,
       );
       assert.match(result.stdout, /; 5 would be imported, 0 imported before, 2 not imported\.$/m);
-      const { default: Sqlite } = await import('better-sqlite3');
-      const raw = new Sqlite(target.url.slice('sqlite:'.length), { readonly: true });
+      const raw = openSqliteFile(target.url.slice('sqlite:'.length), { readonly: true });
       try {
         assert.deepEqual(raw.prepare("select name from sqlite_master where type = 'table'").all(), []);
       } finally {
@@ -485,8 +485,8 @@ describe('import:laravel refuses what it cannot read, writing nothing', { skip: 
       );
 
       const other = await createTestDatabase('sqlite');
-      const { default: Sqlite } = await import('better-sqlite3');
-      new Sqlite(other.url.slice('sqlite:'.length)).exec('create table notes (id integer)');
+      const otherFile = openSqliteFile(other.url.slice('sqlite:'.length));
+      otherFile.exec('create table notes (id integer)');
       const notLaravel = await runCliInProcess(['import:laravel', '--from', other.url], env);
       assert.equal(notLaravel.code, 1);
       assert.equal(
@@ -494,9 +494,10 @@ describe('import:laravel refuses what it cannot read, writing nothing', { skip: 
         'Cannot read the Laravel database (--from): it has no users table. Nothing was written.\n',
       );
       // A Laravel app whose users have UUID keys (HasUuids): Gatehouse keeps ids and its keys are integers.
-      new Sqlite(other.url.slice('sqlite:'.length)).exec(
+      otherFile.exec(
         'create table users (id varchar primary key not null, name varchar not null, email varchar not null, password varchar not null)',
       );
+      otherFile.close();
       const uuids = await runCliInProcess(['import:laravel', '--from', other.url], env);
       assert.equal(uuids.code, 1);
       assert.match(
