@@ -24,7 +24,7 @@ export interface ChangeTracker {
   wrote(): void;
 }
 
-/** PostgreSQL: other instances write without telling us, and asking costs a round trip. Keep nothing. */
+/** PostgreSQL, MySQL: other instances write without telling us, and asking costs a round trip. Keep nothing. */
 export const untracked: ChangeTracker = {
   version: () => null,
   lastVersion: () => null,

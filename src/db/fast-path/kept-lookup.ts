@@ -15,7 +15,7 @@ export interface KeptLookupOptions {
  * requests, so they are frozen through and through (every answer, kept or not, for one behaviour).
  *
  * A kept answer is returned as it is, without a promise (this runs on every request). With a tracker
- * that cannot tell (PostgreSQL), every call loads.
+ * that cannot tell (PostgreSQL, MySQL), every call loads.
  */
 export function keptLookup<K, V>(
   changes: ChangeTracker,

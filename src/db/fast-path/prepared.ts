@@ -5,7 +5,7 @@ import type { Db } from '../schema.ts';
  * A query that is built and compiled once per database handle, then run with new parameters.
  * Kysely otherwise rebuilds its immutable query tree and compiles it to SQL on every call, which on
  * the per-request lookups (token, user and session by key) cost more than the lookup itself.
- * (better-sqlite3 statements are cached by SQL text in connection.ts; PostgreSQL gets the same text.)
+ * (better-sqlite3 statements are cached by SQL text in connection.ts; PostgreSQL and MySQL get the same text.)
  *
  * `build` receives stand-in values; the returned function takes the real ones in the order the
  * query binds them.
