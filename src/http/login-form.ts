@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LoginChannel } from '../auth/login.ts';
 import type { Html } from '../lib/html.ts';
 import { field, rules, validate, validationError } from '../lib/validation.ts';
+import { completeLogin } from './login-completion.ts';
 import { expectsJson } from './negotiation.ts';
 import { sendPage, validateForm } from './pages.ts';
-import { auditContext, formBody, safeLocalPath } from './request-context.ts';
+import { auditContext, formBody } from './request-context.ts';
 import { type FormState, formState } from './views/forms.ts';
 
 /**
@@ -66,10 +67,11 @@ export function loginHandler(app: FastifyInstance, form: LoginForm) {
         return reply.code(status).send({ message: error.summary, errors: error.errors });
       return sendPage(reply, await render(formState(formBody(request), error.errors)), status);
     }
-    const session = await request.sessionOf(form.guard).load();
-    const intended = session.pull('intended');
-    await session.login(result.user.id, input.remember === true);
-    if (expectsJson(request)) return reply.code(204).send();
-    return reply.redirect(safeLocalPath(intended, form.redirectTo));
+    return completeLogin(request, reply, {
+      guard: form.guard,
+      user: result.user,
+      remember: input.remember === true,
+      fallback: form.redirectTo,
+    });
   };
 }
