@@ -63,6 +63,8 @@ export interface Config {
   readonly loginDecaySeconds: number;
   readonly passwordResetExpireMinutes: number;
   readonly verificationExpireMinutes: number;
+  /** PASSWORD_TIMEOUT: seconds a password confirmation (POST /user/confirm-password) stays valid. */
+  readonly passwordTimeoutSeconds: number;
   readonly bodyLimitBytes: number;
   readonly hashConcurrency: number;
   readonly logLevel: string;
@@ -156,6 +158,7 @@ export function loadConfig(
     loginDecaySeconds: integer(read, 'LOGIN_DECAY_SECONDS', 60, 1),
     passwordResetExpireMinutes: integer(read, 'PASSWORD_RESET_EXPIRE', 60, 1),
     verificationExpireMinutes: integer(read, 'VERIFICATION_EXPIRE', 60, 1),
+    passwordTimeoutSeconds: integer(read, 'PASSWORD_TIMEOUT', 10800, 1),
     bodyLimitBytes: integer(read, 'BODY_LIMIT', 1024 * 1024, 1024),
     hashConcurrency: integer(read, 'HASH_CONCURRENCY', 2, 1, 64),
     logLevel: oneOf(

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { createAccountService } from './account/account.service.ts';
 import { createAdmin, type NewAdminInput } from './admin/create-admin.ts';
 import { loadOverview } from './admin/overview.ts';
 import { ownerId } from './admin/owner.ts';
@@ -95,6 +96,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     providerDrivers: overrides.providerDrivers,
   });
 
+  const account = createAccountService({ config, db, clock, hasher, limiter });
+
   return {
     config,
     database,
@@ -108,6 +111,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     outbox,
     mailing,
     auth,
+    /** Account self-service (CONTRACT §10). */
+    account,
     users: {
       /** Registration; the verification mail is queued in its transaction. */
       register: (input: RegistrationInput, audit: AuditContext) =>

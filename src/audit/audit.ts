@@ -9,6 +9,20 @@ export interface AuditContext {
 
 export type AuditEvent =
   | 'user.registered'
+  // Account self-service (src/account/, CONTRACT §10): the user acting on their own account.
+  | 'user.password_confirmed'
+  | 'user.password_check_failed'
+  | 'user.profile_updated'
+  | 'user.email_change_requested'
+  | 'user.email_change_cancelled'
+  | 'user.email_changed'
+  | 'user.password_changed'
+  | 'user.session_ended'
+  | 'user.other_sessions_ended'
+  | 'user.exported'
+  | 'user.deleted'
+  | 'token.created'
+  | 'token.updated'
   | 'login.succeeded'
   | 'login.failed'
   | 'login.lockout'

@@ -28,6 +28,19 @@ const EVENTS: Record<LoginChannel, { ok: AuditEvent; failed: AuditEvent; lockout
 };
 
 /**
+ * The per-account throttle's counter (e-mail + IP). Exported because every other password check of a
+ * signed-in user (confirm-password, password change, account deletion) counts toward the same web
+ * login count: otherwise a stolen session could guess the password through those forms unthrottled.
+ */
+export function loginThrottleKey(
+  channel: LoginChannel,
+  email: string,
+  ip: string | null | undefined,
+): string {
+  return `login:${channel}:${email}|${ip ?? ''}`;
+}
+
+/**
  * Checks credentials after the form passed validation:
  * per-account throttle (e-mail + IP) → verify → provider check.
  *
@@ -44,7 +57,7 @@ export async function attemptLogin(
   audit: AuditContext,
 ): Promise<LoginResult> {
   const email = normaliseEmail(input.email);
-  const key = `login:${channel}:${email}|${audit.ip ?? ''}`;
+  const key = loginThrottleKey(channel, email, audit.ip);
   const events = EVENTS[channel];
   const attempt = await deps.limiter.attempt(key, deps.limit);
   if (!attempt.allowed) {

@@ -48,6 +48,20 @@ export class NotFoundError extends HttpError {
   }
 }
 
+/** A password-confirmed route without a recent confirmation (CONTRACT §10): JSON clients get 423. */
+export class PasswordConfirmationRequiredError extends HttpError {
+  constructor() {
+    super(423, 'GH_PASSWORD_CONFIRMATION_REQUIRED', 'account.password_confirmation_required');
+  }
+}
+
+/** 405 with the methods the URL has (a form's `_method` naming none of them: http/form-methods.ts). */
+export class MethodNotAllowedError extends HttpError {
+  constructor(allowed: readonly string[]) {
+    super(405, 'GH_METHOD_NOT_ALLOWED', 'http.method_not_allowed', { allow: allowed.join(', ') });
+  }
+}
+
 export class CsrfError extends HttpError {
   constructor() {
     super(419, 'GH_CSRF_MISMATCH', 'http.csrf_mismatch');

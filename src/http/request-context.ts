@@ -39,3 +39,18 @@ export function safeLocalPath(value: unknown, fallback: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
   return /[\u0000-\u001f\u007f\\]/.test(value) ? fallback : value;
 }
+
+/** The local path of the Referer when it is a page of this site (the page a form was on), else null. */
+export function sameSiteReferer(request: FastifyRequest): string | null {
+  const referer = request.headers.referer;
+  if (typeof referer !== 'string' || referer.length > 2048) return null;
+  let url: URL;
+  try {
+    url = new URL(referer);
+  } catch {
+    return null;
+  }
+  if (url.host !== request.host) return null;
+  const path = safeLocalPath(url.pathname + url.search, '');
+  return path === '' ? null : path;
+}

@@ -138,6 +138,7 @@ export const BODY_FIELDS = [
   'email',
   'password',
   'password_confirmation',
+  'current_password',
   'name',
   'device_name',
   'abilities',
@@ -146,6 +147,7 @@ export const BODY_FIELDS = [
   'title',
   'body',
   'remember',
+  '_method',
 ];
 
 const FIELDS = [...BODY_FIELDS, 'q', '_token'];
@@ -175,6 +177,8 @@ const formObject: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
         title: nastyString,
         body: nastyString,
         remember: fc.oneof(fc.constantFrom('1', 'on', 'true'), value),
+        current_password: fc.oneof(nastyString, fc.constant('{password}')),
+        _method: fc.oneof(fc.constantFrom('PUT', 'PATCH', 'DELETE', 'delete', 'GET'), value),
       },
       { requiredKeys: [] },
     ),

@@ -1,9 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ValidationError } from '../../lib/validation.ts';
-import { AuthenticationError, HttpError } from '../errors.ts';
+import { AuthenticationError, HttpError, PasswordConfirmationRequiredError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
-import { safeLocalPath } from '../request-context.ts';
+import { redirectToConfirmation } from '../password-confirmation.ts';
+import { sameSiteReferer } from '../request-context.ts';
 import { currentAccount } from '../routes/web/support.ts';
 import { errorPage } from '../views/error-page.ts';
 import type { Account } from '../views/layout.ts';
@@ -32,6 +33,9 @@ export const errorsPlugin = fp(
       }
       if (error instanceof AuthenticationError && !expectsJson(request)) {
         return request.redirectToLogin(reply, error.guard);
+      }
+      if (error instanceof PasswordConfirmationRequiredError && !expectsJson(request)) {
+        return redirectToConfirmation(request, reply);
       }
       if (error instanceof HttpError) {
         reply.headers(error.headers);
@@ -87,7 +91,7 @@ async function respond(
     detail,
     retryAfter: Number.isInteger(retryAfter) && retryAfter > 0 ? retryAfter : null,
     account: status < 500 && !request.url.startsWith('/admin') ? await signedIn(request) : undefined,
-    back: sameSiteReferer(request),
+    back: backLink(request),
   });
   return reply.type('text/html; charset=utf-8').send(page.value);
 }
@@ -103,16 +107,7 @@ async function signedIn(request: FastifyRequest): Promise<Account | null | undef
 }
 
 /** "Go back": the page the browser came from, only when it is a page of this site (and not this one). */
-function sameSiteReferer(request: FastifyRequest): string | null {
-  const referer = request.headers.referer;
-  if (typeof referer !== 'string' || referer.length > 2048) return null;
-  let url: URL;
-  try {
-    url = new URL(referer);
-  } catch {
-    return null;
-  }
-  if (url.host !== request.host) return null;
-  const path = safeLocalPath(url.pathname + url.search, '');
-  return path === '' || path === request.url ? null : path;
+function backLink(request: FastifyRequest): string | null {
+  const path = sameSiteReferer(request);
+  return path === request.url ? null : path;
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { accountRoutes } from './account/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
 import { assetRoutes } from './assets.ts';
@@ -14,5 +15,6 @@ export async function routes(app: FastifyInstance) {
   await app.register(assetRoutes);
   await app.register(apiRoutes);
   await app.register(webRoutes);
+  await app.register(accountRoutes);
   await app.register(adminRoutes);
 }

@@ -1,0 +1,58 @@
+import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import { loginThrottleKey } from '../auth/login.ts';
+import type { PasswordHasher } from '../auth/passwords.ts';
+import type { Limit, RateLimiter } from '../auth/rate-limiter.ts';
+import type { Db } from '../db/schema.ts';
+import { findUserById } from '../users/users.repository.ts';
+
+export interface PasswordCheckDeps {
+  readonly db: Db;
+  readonly hasher: PasswordHasher;
+  readonly limiter: RateLimiter;
+  /** The web login's limit (LOGIN_MAX_ATTEMPTS per LOGIN_DECAY_SECONDS). */
+  readonly limit: Limit;
+}
+
+export type PasswordCheck =
+  | { readonly status: 'ok' }
+  | { readonly status: 'failed' }
+  | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
+
+/** Which form asked: kept in the audit row of a failure, so the log says where the guessing happened. */
+export type PasswordCheckPurpose = 'confirm' | 'change' | 'other_sessions' | 'delete';
+
+/**
+ * Checks the signed-in user's own password (confirm-password, password change, "log out other
+ * browsers", account deletion). Every such check counts toward the web login throttle of that e-mail
+ * and IP (the same counter as POST /login): a stolen session cookie must not turn these forms into an
+ * unthrottled password oracle. An attempt is reserved before the hash is verified, so concurrent
+ * guesses cannot exceed the limit; success clears the count, as a successful login does.
+ */
+export async function checkOwnPassword(
+  deps: PasswordCheckDeps,
+  userId: number,
+  password: string,
+  purpose: PasswordCheckPurpose,
+  audit: AuditContext,
+): Promise<PasswordCheck> {
+  const row = await findUserById(deps.db, userId);
+  if (row === undefined) return { status: 'failed' };
+  const key = loginThrottleKey('web', row.email, audit.ip);
+  const attempt = await deps.limiter.attempt(key, deps.limit);
+  if (!attempt.allowed) {
+    if (attempt.firstRefusal) {
+      await recordAudit(deps.db, 'login.lockout', audit, userId, {
+        email: row.email,
+        channel: 'web',
+        purpose,
+      });
+    }
+    return { status: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
+  }
+  if (!(await deps.hasher.verify(row.password, password))) {
+    await recordAudit(deps.db, 'user.password_check_failed', audit, userId, { purpose });
+    return { status: 'failed' };
+  }
+  await deps.limiter.clear(key);
+  return { status: 'ok' };
+}

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { field, rules, validate } from '../../../lib/validation.ts';
+import { expectsJson } from '../../negotiation.ts';
+import { sendPage, validateForm } from '../../pages.ts';
+import { markPasswordConfirmed, passwordConfirmed } from '../../password-confirmation.ts';
+import { auditContext, safeLocalPath } from '../../request-context.ts';
+import { confirmPasswordPage } from '../../views/account/confirm-password.ts';
+import type { FormState } from '../../views/forms.ts';
+import { ACCOUNT_GUARDS, refusePassword } from './support.ts';
+
+const schema = { password: field.required(rules.string(), rules.max(4096)) };
+
+/**
+ * GET/POST /user/confirm-password and GET /user/confirmed-password-status (CONTRACT §10). Success
+ * stamps the session for PASSWORD_TIMEOUT seconds and returns to the intended URL (JSON 204); a
+ * wrong password is 422 on `password` and counts toward the login throttle.
+ */
+export async function confirmPasswordRoutes(app: FastifyInstance) {
+  const { account } = app.services;
+  const guard = app.requireAuth(ACCOUNT_GUARDS);
+
+  const render = (request: FastifyRequest, state: FormState) => {
+    const session = request.sessionOf('web');
+    return confirmPasswordPage(request, state, {
+      name: request.identity!.user.name,
+      csrfToken: session.csrfToken(),
+    });
+  };
+
+  app.get('/user/confirm-password', { preHandler: [guard] }, async (request, reply) =>
+    sendPage(reply, render(request, {})),
+  );
+
+  app.post('/user/confirm-password', { preHandler: [guard] }, async (request, reply) => {
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<{ password: string }>(request.body, schema, request.t),
+      (state) => render(request, state),
+    );
+    if (!validated.ok) return validated.reply;
+    const user = request.identity!.user;
+    const check = await account.confirmPassword(user.id, validated.value.password, auditContext(request));
+    if (check.status !== 'ok') {
+      const message = request.t('account.password_incorrect');
+      return refusePassword(request, reply, check, 'password', message, (state) => render(request, state));
+    }
+    await markPasswordConfirmed(request);
+    if (expectsJson(request)) return reply.code(204).send();
+    const session = await request.sessionOf('web').load();
+    return reply.redirect(safeLocalPath(session.pull('intended'), '/profile'));
+  });
+
+  app.get('/user/confirmed-password-status', { preHandler: [guard] }, async (request) => ({
+    confirmed: await passwordConfirmed(request),
+  }));
+}
