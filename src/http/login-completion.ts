@@ -11,6 +11,12 @@ export interface CompletedLogin {
   readonly remember: boolean;
   /** Where the browser goes when no intended URL was remembered. */
   readonly fallback: string;
+  /**
+   * What proved the user. A passkey is possession of a device-bound key plus (usually) the device's
+   * own user verification, so it already satisfies two-factor (CONTRACT §12): a two-factor challenge
+   * applies to `password` logins only, never to `passkey` ones.
+   */
+  readonly proof: 'password' | 'passkey';
 }
 
 /**

@@ -72,6 +72,7 @@ export function loginHandler(app: FastifyInstance, form: LoginForm) {
       user: result.user,
       remember: input.remember === true,
       fallback: form.redirectTo,
+      proof: 'password',
     });
   };
 }
