@@ -6,7 +6,7 @@ import { ownerId } from './admin/owner.ts';
 import { loadUserDetail } from './admin/user-directory.ts';
 import { deleteUser, inviteUser, sendVerificationLink } from './admin/user-lifecycle.ts';
 import type { AuditContext } from './audit/audit.ts';
-import { accessTokenSettings, tokenFinder } from './auth/access-tokens.ts';
+import { accessTokenSettings, tokenByHashFinder, tokenFinder } from './auth/access-tokens.ts';
 import { authConfig } from './auth/auth.config.ts';
 import { createAuthService, type Lookups } from './auth/auth.service.ts';
 import { verificationSettings } from './auth/email-verification.ts';
@@ -80,6 +80,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   // reports no change (a revocation, a disabled account or a logout is a commit, seen at once).
   const lookups: Lookups = {
     findToken: keptLookup(database.changes, tokenFinder(db, accessTokenSettings(config))),
+    findTokenByHash: keptLookup(database.changes, tokenByHashFinder(db, accessTokenSettings(config))),
     findUser: keptLookup(database.changes, userFinder(db)),
     findSession: keptLookup(database.changes, sessionFinder(db), { maxChars: KEPT_SESSION_MAX_CHARS }),
   };

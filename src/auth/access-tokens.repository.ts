@@ -15,6 +15,11 @@ export async function findTokenById(db: Db, id: number): Promise<AccessTokenRow 
   return (await tokenById(db, id))[0];
 }
 
+/** A token by the SHA-256 of its secret (unique column): only for imported tokens' bare-secret form. */
+export async function findTokenByHash(db: Db, hash: string): Promise<AccessTokenRow | undefined> {
+  return db.selectFrom('personal_access_tokens').selectAll().where('token', '=', hash).executeTakeFirst();
+}
+
 export function insertToken(db: Db, row: NewAccessTokenRow): Promise<AccessTokenRow> {
   return insertReturningRow(db, 'personal_access_tokens', row);
 }

@@ -12,6 +12,8 @@ export interface PersonalAccessTokensTable {
   expires_at: number | null;
   created_at: number;
   updated_at: number;
+  /** Set when the token came from a Laravel import: only then are Sanctum's older plaintext forms accepted. */
+  imported_at: Generated<number | null>;
 }
 
 export type AccessTokenRow = Selectable<PersonalAccessTokensTable>;

@@ -7,13 +7,14 @@ import { parseAbilities } from './abilities.ts';
 import {
   deleteExpiredTokens,
   deleteTokens,
+  findTokenByHash,
   findTokenById,
   insertToken,
   listTokensOfUser,
   touchToken,
 } from './access-tokens.repository.ts';
 import type { AccessTokenRow } from './access-tokens.table.ts';
-import { generateSecret, parsePlainToken } from './token-format.ts';
+import { generateSecret, parseLegacyToken, parsePlainToken } from './token-format.ts';
 import { isTokenLive, tokenCutoffs, tokenExpiresAt } from './token-lifetime.ts';
 
 export interface AccessTokenSettings {
@@ -41,10 +42,15 @@ export interface AccessToken {
 export interface StoredToken {
   readonly token: AccessToken;
   readonly secretHash: string;
+  /** Imported from Laravel: Sanctum's older plaintext forms are accepted for it (token-format.ts). */
+  readonly imported: boolean;
 }
 
 /** A token by id, null when there is none. The composition root (services.ts) may keep answers. */
 export type FindToken = (id: number) => Promise<StoredToken | null> | StoredToken | null;
+
+/** A token by the SHA-256 (hex) of its secret, null when there is none. */
+export type FindTokenByHash = (hash: string) => Promise<StoredToken | null> | StoredToken | null;
 
 /** last_used_at is written at most this often per token: the token check stays read-only otherwise. */
 const TOUCH_INTERVAL = MINUTE;
@@ -86,14 +92,27 @@ export async function issueAccessToken(
 export function tokenFinder(db: Db, settings: AccessTokenSettings): FindToken {
   return async (id) => {
     const row = await findTokenById(db, id);
-    return row === undefined ? null : { token: toAccessToken(row, settings), secretHash: row.token };
+    return row === undefined ? null : toStoredToken(row, settings);
   };
+}
+
+/** The plain lookup behind FindTokenByHash (an imported token's bare secret). */
+export function tokenByHashFinder(db: Db, settings: AccessTokenSettings): FindTokenByHash {
+  return async (hash) => {
+    const row = await findTokenByHash(db, hash);
+    return row === undefined ? null : toStoredToken(row, settings);
+  };
+}
+
+function toStoredToken(row: AccessTokenRow, settings: AccessTokenSettings): StoredToken {
+  return { token: toAccessToken(row, settings), secretHash: row.token, imported: row.imported_at !== null };
 }
 
 export interface TokenResolverDeps {
   readonly db: Db;
   readonly clock: Clock;
   readonly findToken: FindToken;
+  readonly findTokenByHash: FindTokenByHash;
 }
 
 /**
@@ -106,9 +125,8 @@ export async function resolveAccessToken(
   plain: string,
 ): Promise<AccessToken | null> {
   const parsed = parsePlainToken(plain);
-  if (parsed === null) return null;
-  const found = await deps.findToken(parsed.id);
-  if (found === null || !sha256Matches(parsed.secret, found.secretHash)) return null;
+  const found = parsed === null ? await findLegacyToken(deps, plain) : await deps.findToken(parsed.id);
+  if (found === null || !sha256Matches(parsed?.secret ?? legacySecret(plain), found.secretHash)) return null;
   const { token } = found;
   const now = deps.clock.now();
   if (!isTokenLive(token.expiresAt, now)) return null;
@@ -119,6 +137,24 @@ export async function resolveAccessToken(
     await touchToken(deps.db, token.id, now, now - TOUCH_INTERVAL).catch(() => {});
   }
   return token;
+}
+
+/**
+ * An imported token in one of Sanctum's older forms (token-format.ts parseLegacyToken). A token
+ * Gatehouse issued never matches here: the strict form is the only one it hands out, and accepting
+ * more for it would only widen what a leaked or guessed string can be.
+ */
+async function findLegacyToken(deps: TokenResolverDeps, plain: string): Promise<StoredToken | null> {
+  const legacy = parseLegacyToken(plain);
+  if (legacy === null) return null;
+  const found =
+    'id' in legacy ? await deps.findToken(legacy.id) : await deps.findTokenByHash(sha256Hex(legacy.secret));
+  return found?.imported ? found : null;
+}
+
+/** The secret of a plaintext that parsePlainToken refused: after the `|`, or the whole string. */
+function legacySecret(plain: string): string {
+  return plain.slice(plain.indexOf('|') + 1);
 }
 
 export async function listAccessTokens(db: Db, settings: AccessTokenSettings, userId: number) {

@@ -10,6 +10,7 @@ import {
   type AccessTokenSettings,
   accessTokenSettings,
   type FindToken,
+  type FindTokenByHash,
   listAccessTokens,
   pruneExpiredTokens,
   type RevokeFilter,
@@ -48,6 +49,8 @@ import { issueTokenWithPassword, type TokenLoginInput } from './token-login.ts';
 /** The per-request point lookups, as the composition root wrapped them (kept on SQLite). */
 export interface Lookups {
   readonly findToken: FindToken;
+  /** An imported token's bare secret, by hash (CONTRACT §15). */
+  readonly findTokenByHash: FindTokenByHash;
   readonly findUser: FindUser;
   readonly findSession: FindSession;
 }
@@ -78,9 +81,7 @@ export function createAuthService(deps: AuthServiceDeps) {
   // session cookie), the CSRF plugin (demands the XSRF header) and CORS (grants credentials).
   const stateful = statefulDomains(config.statefulDomains);
   const canAccessPanel = panelAccessCheck(config.panelEmailDomains);
-  const tokenDriver = tokenGuardDriver((plain) =>
-    resolveAccessToken({ db, clock, findToken: lookups.findToken }, plain),
-  );
+  const tokenDriver = tokenGuardDriver((plain) => resolveAccessToken({ db, clock, ...lookups }, plain));
   const { guards, providers } = createGuards(
     deps.authConfig,
     {

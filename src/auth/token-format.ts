@@ -30,6 +30,26 @@ export function parsePlainToken(plain: string): ParsedToken | null {
 /** `<id>|<prefix><40 [A-Za-z0-9]><8 hex>`: id without leading zeros, a prefix of at most 32 characters. */
 const PLAIN_TOKEN = /^([1-9][0-9]{0,9})\|[A-Za-z0-9_-]{0,32}([A-Za-z0-9]{40})([0-9a-f]{8})$/;
 
+/**
+ * The older plaintext forms Sanctum issued, for tokens imported from Laravel only (CONTRACT §15):
+ * `<id>|<secret>` whose secret fails the strict shape (before Sanctum 3.3: 40 characters, no
+ * checksum), or a bare secret without `<id>|`, which Sanctum finds by its hash. The secret must still
+ * look like one Sanctum made (an optional prefix and at least 40 [A-Za-z0-9]), so obvious garbage is
+ * refused here, before any database read.
+ */
+export type LegacyToken = { readonly id: number; readonly secret: string } | { readonly secret: string };
+
+export function parseLegacyToken(plain: string): LegacyToken | null {
+  const match = LEGACY_TOKEN.exec(plain);
+  if (match === null) return null;
+  const secret = match[2]!;
+  if (match[1] === undefined) return { secret };
+  const id = Number(match[1]);
+  return id > MAX_ID ? null : { id, secret };
+}
+
+const LEGACY_TOKEN = /^(?:([1-9][0-9]{0,9})\|)?([A-Za-z0-9_-]{0,32}[A-Za-z0-9]{40}(?:[0-9a-f]{8})?)$/;
+
 /** Extracts the token from an `Authorization: Bearer …` header value; null when absent or not Bearer. */
 export function bearerFrom(header: string | undefined): string | null {
   if (header === undefined) return null;

@@ -341,6 +341,19 @@ for (const { name: dialect, skip } of await availableDialects()) {
         'expired in Laravel, expired here',
       );
       assert.equal((await get('/api/posts', plain.get(8)!)).statusCode, 403, 'NULL abilities grant nothing');
+      // Sanctum's older forms (CONTRACT §15): before 3.3 the secret had no checksum, and a bare
+      // secret without "<id>|" is found by its hash.
+      const legacy = await get('/api/user', plain.get(1)!);
+      assert.equal(legacy.statusCode, 200, `a token from before Sanctum 3.3: ${legacy.body}`);
+      assert.equal(legacy.json().id, 1);
+      const bare = (id: number) => plain.get(id)!.slice(plain.get(id)!.indexOf('|') + 1);
+      for (const id of [1, 2, 3]) {
+        const response = await get('/api/user', bare(id));
+        assert.equal(response.statusCode, 200, `token ${id} without its id: ${response.body}`);
+      }
+      assert.equal((await get('/api/user', bare(4))).statusCode, 401, 'expired, in any form');
+      assert.equal((await get('/api/user', `2|${bare(1)}`)).statusCode, 401, 'another token’s secret');
+      assert.equal((await get('/api/user', `1|${bare(1).slice(0, -1)}x`)).statusCode, 401, 'wrong secret');
       const listing = await get('/api/tokens', plain.get(2)!);
       const names = (listing.json().data as { name: string; last_used_at: string | null }[]).map(
         (t) => t.name,
@@ -379,6 +392,15 @@ for (const { name: dialect, skip } of await availableDialects()) {
       assert.ok(user.id > 5, `new user id ${user.id}`);
       const token = await gatehouse.issueToken(user.email, user.password);
       assert.ok(Number(token.split('|')[0]) > 8, token);
+      // A token Gatehouse issued keeps the strict form: its bare secret is refused.
+      const bearer = (value: string) =>
+        gatehouse.app.inject({
+          method: 'GET',
+          url: '/api/user',
+          headers: { authorization: `Bearer ${value}` },
+        });
+      assert.equal((await bearer(token)).statusCode, 200);
+      assert.equal((await bearer(token.slice(token.indexOf('|') + 1))).statusCode, 401);
     });
 
     test('a source that fails half-way leaves Gatehouse exactly as it was', async () => {

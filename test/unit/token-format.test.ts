@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { bearerFrom, generateSecret, parsePlainToken } from '../../src/auth/token-format.ts';
+import {
+  bearerFrom,
+  generateSecret,
+  parseLegacyToken,
+  parsePlainToken,
+} from '../../src/auth/token-format.ts';
 import { crc32Hex } from '../../src/lib/crypto.ts';
 
 /** A well-formed secret for `entropy` (40 alnum), as Sanctum builds it: entropy + crc32b(entropy). */
@@ -113,5 +118,35 @@ describe('bearerFrom', () => {
     }
     assert.equal(bearerFrom('Bearer 1|abc 2|def'), null);
     assert.equal(bearerFrom('Bearer 1|abc, Bearer 2|def'), null);
+  });
+});
+
+describe('parseLegacyToken (imported tokens only: CONTRACT §15)', () => {
+  test('accepts the forms Sanctum issued before 3.3 and the bare secret', () => {
+    assert.deepEqual(parseLegacyToken(`7|${ENTROPY}`), { id: 7, secret: ENTROPY }, 'no checksum');
+    assert.deepEqual(parseLegacyToken(ENTROPY), { secret: ENTROPY }, 'bare, before 3.3');
+    const checked = secretOf(ENTROPY, 'laravel_');
+    assert.deepEqual(parseLegacyToken(checked), { secret: checked }, 'bare, prefixed with checksum');
+  });
+
+  test('refuses what no Sanctum version issued, before any lookup', () => {
+    for (const plain of [
+      '',
+      '7|',
+      '7|short',
+      `0|${ENTROPY}`,
+      `07|${ENTROPY}`,
+      `99999999999|${ENTROPY}`,
+      `7|${ENTROPY.slice(1)}`,
+      `7|${ENTROPY} `,
+      `7|${ENTROPY}\n`,
+      `|${ENTROPY}`,
+      `7|7|${ENTROPY}`,
+      `${'p'.repeat(41)}${ENTROPY}`,
+      `${ENTROPY}_`,
+      `${ENTROPY.slice(0, 20)}%${ENTROPY.slice(20)}`,
+    ]) {
+      assert.equal(parseLegacyToken(plain), null, JSON.stringify(plain));
+    }
   });
 });

@@ -95,6 +95,8 @@ export function toTokenRow(
       expires_at: times.expires_at,
       created_at: created,
       updated_at: times.updated_at ?? created,
+      // Marks the token as Laravel's: only such tokens authenticate in Sanctum's older forms.
+      imported_at: context.now,
     },
   };
 }
