@@ -31,8 +31,10 @@ async function main(options: BenchOptions): Promise<void> {
     STORAGE_PATH: join(scratch, 'storage'),
     LOG_LEVEL: 'warn',
     MAIL_MAILER: 'log',
-    // The general API limit and the login throttle would turn the load into 429s: off / relaxed.
+    // The general API limit, the per-IP auth budget and the login throttle would turn the load (one
+    // client address) into 429s: off / relaxed.
     API_RATE_LIMIT: '0',
+    IP_AUTH_LIMIT: '0',
     LOGIN_MAX_ATTEMPTS: '1000000000',
   };
   const config = loadConfig({ ...process.env, ...serviceEnv }, { cwd: ROOT });

@@ -8,6 +8,7 @@ import Fastify, {
 } from 'fastify';
 import { lazyChildLoggerFactory, loggerOptions } from './http/logging.ts';
 import { authPlugin } from './http/plugins/auth.ts';
+import { authBudgetPlugin } from './http/plugins/auth-budget.ts';
 import { corsPlugin } from './http/plugins/cors.ts';
 import { csrfPlugin } from './http/plugins/csrf.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
@@ -77,6 +78,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(errorsPlugin);
   await app.register(securityHeadersPlugin);
   await app.register(authPlugin);
+  await app.register(authBudgetPlugin);
   await app.register(sessionPlugin);
   await app.register(csrfPlugin);
   await app.register(corsPlugin);

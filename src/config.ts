@@ -61,6 +61,12 @@ export interface Config {
   readonly apiRateLimitPerMinute: number;
   readonly loginMaxAttempts: number;
   readonly loginDecaySeconds: number;
+  /** IP_AUTH_LIMIT: password, code and passkey checks per minute per client IP, all doors together; 0 = off. */
+  readonly ipAuthLimit: number;
+  /** ACCOUNT_MAX_FAILURES: failed checks per e-mail in 15 minutes, from any IP, before clients without a device cookie wait. */
+  readonly accountMaxFailures: number;
+  /** HASH_QUEUE_MAX: password checks allowed to wait for a hashing thread; one more gets 503. */
+  readonly hashQueueMax: number;
   readonly passwordResetExpireMinutes: number;
   readonly verificationExpireMinutes: number;
   /** PASSWORD_TIMEOUT: seconds a password confirmation (POST /user/confirm-password) stays valid. */
@@ -156,6 +162,9 @@ export function loadConfig(
     apiRateLimitPerMinute: integer(read, 'API_RATE_LIMIT', 60, 0),
     loginMaxAttempts: integer(read, 'LOGIN_MAX_ATTEMPTS', 5, 1),
     loginDecaySeconds: integer(read, 'LOGIN_DECAY_SECONDS', 60, 1),
+    ipAuthLimit: integer(read, 'IP_AUTH_LIMIT', 30, 0),
+    accountMaxFailures: integer(read, 'ACCOUNT_MAX_FAILURES', 20, 1),
+    hashQueueMax: integer(read, 'HASH_QUEUE_MAX', 64, 1),
     passwordResetExpireMinutes: integer(read, 'PASSWORD_RESET_EXPIRE', 60, 1),
     verificationExpireMinutes: integer(read, 'VERIFICATION_EXPIRE', 60, 1),
     passwordTimeoutSeconds: integer(read, 'PASSWORD_TIMEOUT', 10800, 1),

@@ -60,6 +60,9 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       APP_URL: 'http://gatehouse.test',
       STORAGE_PATH: storage,
       LOG_LEVEL: 'info',
+      // The per-IP budget (CONTRACT §16) counts every login from inject()'s one address, so in a suite
+      // sharing one app it would depend on how many tests ran before; test/security/ sets it to test it.
+      IP_AUTH_LIMIT: '0',
       ...options.env,
     },
     { readDotEnv: false },

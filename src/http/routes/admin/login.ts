@@ -29,7 +29,11 @@ export async function adminLoginRoutes(app: FastifyInstance) {
     async (request, reply) => sendPage(reply, await render(request, {})),
   );
 
-  app.post('/admin/login', loginHandler(app, { guard: 'admin', render, redirectTo: '/admin' }));
+  app.post(
+    '/admin/login',
+    { preHandler: app.authBudget },
+    loginHandler(app, { guard: 'admin', render, redirectTo: '/admin' }),
+  );
 
   app.post('/admin/logout', async (request, reply) => {
     const session = await request.sessionOf('admin').load();

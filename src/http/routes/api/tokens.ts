@@ -44,7 +44,7 @@ export async function tokenRoutes(app: FastifyInstance) {
 
   app.post(
     '/api/tokens',
-    { preHandler: throttle ? [throttle, requireJson] : [requireJson] },
+    { preHandler: throttle ? [throttle, app.authBudget, requireJson] : [app.authBudget, requireJson] },
     async (request, reply) => {
       const input = validate<IssueInput>(request.body, issueSchema, request.t);
       const result = await tokens.issueWithPassword(

@@ -28,7 +28,11 @@ export async function loginRoutes(app: FastifyInstance) {
     async (request, reply) => sendPage(reply, await render(request, {})),
   );
 
-  app.post('/login', loginHandler(app, { guard: 'web', render, redirectTo: config.loginRedirect }));
+  app.post(
+    '/login',
+    { preHandler: app.authBudget },
+    loginHandler(app, { guard: 'web', render, redirectTo: config.loginRedirect }),
+  );
 
   app.post('/logout', async (request, reply) => {
     const session = await request.sessionOf('web').load();

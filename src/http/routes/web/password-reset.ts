@@ -32,7 +32,7 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     return sendPage(reply, await renderForgot(request, email === '' ? {} : { old: { email } }));
   });
 
-  app.post('/forgot-password', async (request, reply) => {
+  app.post('/forgot-password', { preHandler: app.authBudget }, async (request, reply) => {
     const validated = await validateForm(
       request,
       reply,
@@ -86,33 +86,37 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     },
   );
 
-  app.post('/reset-password', async (request: FastifyRequest, reply: FastifyReply) => {
-    reply.header('referrer-policy', 'no-referrer');
-    const t = request.t;
-    const submitted = formBody(request)['token'];
-    const token = typeof submitted === 'string' ? submitted : '';
-    const validated = await validateForm(
-      request,
-      reply,
-      () => validate<ResetInput>(request.body, resetPasswordSchema, t),
-      (state) => renderReset(request, state, token),
-    );
-    if (!validated.ok) return validated.reply;
-    const result = await passwordReset.reset(validated.value, request.locale, auditContext(request));
-    if (result.status === 'invalid') {
-      const error = validationError({ email: [t('passwords.token')] }, t);
-      if (expectsJson(request)) throw error;
-      return sendPage(
+  app.post(
+    '/reset-password',
+    { preHandler: app.authBudget },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      reply.header('referrer-policy', 'no-referrer');
+      const t = request.t;
+      const submitted = formBody(request)['token'];
+      const token = typeof submitted === 'string' ? submitted : '';
+      const validated = await validateForm(
+        request,
         reply,
-        await renderReset(request, formState(formBody(request), error.errors), token),
-        422,
+        () => validate<ResetInput>(request.body, resetPasswordSchema, t),
+        (state) => renderReset(request, state, token),
       );
-    }
-    const status = t('passwords.reset');
-    if (expectsJson(request)) return reply.send({ message: status });
-    // Loaded only now: the reset ended this browser's session too, so the flash lands in a new one.
-    const session = await request.sessionOf('web').load();
-    session.flash('status', status);
-    return reply.redirect('/login');
-  });
+      if (!validated.ok) return validated.reply;
+      const result = await passwordReset.reset(validated.value, request.locale, auditContext(request));
+      if (result.status === 'invalid') {
+        const error = validationError({ email: [t('passwords.token')] }, t);
+        if (expectsJson(request)) throw error;
+        return sendPage(
+          reply,
+          await renderReset(request, formState(formBody(request), error.errors), token),
+          422,
+        );
+      }
+      const status = t('passwords.reset');
+      if (expectsJson(request)) return reply.send({ message: status });
+      // Loaded only now: the reset ended this browser's session too, so the flash lands in a new one.
+      const session = await request.sessionOf('web').load();
+      session.flash('status', status);
+      return reply.redirect('/login');
+    },
+  );
 }

@@ -20,27 +20,31 @@ export async function registerRoutes(app: FastifyInstance) {
     async (request, reply) => sendPage(reply, await render(request, {})),
   );
 
-  app.post('/register', async (request: FastifyRequest, reply: FastifyReply) => {
-    const t = request.t;
-    const validated = await validateForm(
-      request,
-      reply,
-      () => validate<Omit<RegistrationInput, 'locale'>>(request.body, registrationSchema, t),
-      (state) => render(request, state),
-    );
-    if (!validated.ok) return validated.reply;
-    // The verification mail is queued in the registration's transaction (services.ts).
-    const result = await services.users.register(
-      { ...validated.value, locale: request.locale },
-      auditContext(request),
-    );
-    if (result.status === 'email_taken') {
-      return refuseForm(request, reply, emailTaken(t), (state) => render(request, state));
-    }
-    const session = await request.sessionOf('web').load();
-    await session.login(result.user.id, false);
-    session.flash('status', t('pages.registered_sent', { email: result.user.email }));
-    if (expectsJson(request)) return reply.code(204).send();
-    return reply.redirect('/dashboard');
-  });
+  app.post(
+    '/register',
+    { preHandler: app.authBudget },
+    async (request: FastifyRequest, reply: FastifyReply) => {
+      const t = request.t;
+      const validated = await validateForm(
+        request,
+        reply,
+        () => validate<Omit<RegistrationInput, 'locale'>>(request.body, registrationSchema, t),
+        (state) => render(request, state),
+      );
+      if (!validated.ok) return validated.reply;
+      // The verification mail is queued in the registration's transaction (services.ts).
+      const result = await services.users.register(
+        { ...validated.value, locale: request.locale },
+        auditContext(request),
+      );
+      if (result.status === 'email_taken') {
+        return refuseForm(request, reply, emailTaken(t), (state) => render(request, state));
+      }
+      const session = await request.sessionOf('web').load();
+      await session.login(result.user.id, false);
+      session.flash('status', t('pages.registered_sent', { email: result.user.email }));
+      if (expectsJson(request)) return reply.code(204).send();
+      return reply.redirect('/dashboard');
+    },
+  );
 }

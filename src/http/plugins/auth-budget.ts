@@ -1,0 +1,40 @@
+import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import fp from 'fastify-plugin';
+import { TooManyRequestsError } from '../errors.ts';
+import { expectsJson } from '../negotiation.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * The per-IP authentication budget (CONTRACT §16): the preHandler of EVERY route that checks a
+     * password, a code or a passkey. All of them draw on one count per client IP, so an attacker
+     * cannot spread guesses over doors; it runs before the handler, i.e. before any hash is computed.
+     */
+    authBudget: preHandlerAsyncHookHandler;
+  }
+}
+
+const WINDOW_SECONDS = 60;
+
+/**
+ * IP_AUTH_LIMIT requests per minute per client IP (0 = off), counted on the shared rate-limit store
+ * (Redis when configured: every instance draws on the same budget). Every request counts, not only
+ * failures: the point is to bound the argon2 work one address can ask for, and a correct password
+ * costs a hash as much as a wrong one. The per-e-mail throttle of §3/§4 stays, behind this one.
+ */
+export const authBudgetPlugin = fp(
+  async (app) => {
+    const { limiter, config } = app.services;
+    const limit = { max: config.ipAuthLimit, windowSeconds: WINDOW_SECONDS };
+    app.decorate('authBudget', async function authBudget(request: FastifyRequest) {
+      if (limit.max === 0) return;
+      const attempt = await limiter.attempt(`auth-ip:${request.ip}`, limit);
+      if (attempt.allowed) return;
+      const seconds = attempt.retryAfterSeconds;
+      // JSON clients get §2's generic text; a form gets the login throttle text, which says how long.
+      if (expectsJson(request)) throw new TooManyRequestsError(seconds);
+      throw new TooManyRequestsError(seconds, 'auth.throttle', { seconds });
+    });
+  },
+  { name: 'gatehouse-auth-budget' },
+);
