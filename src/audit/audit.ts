@@ -47,7 +47,15 @@ export type AuditEvent =
   | 'admin.user.invited'
   | 'admin.user.verification_sent'
   | 'admin.user.deleted'
-  | 'admin.import.laravel';
+  | 'admin.import.laravel'
+  | 'login.two_factor_challenged'
+  | 'two_factor.enrolment_started'
+  | 'two_factor.enabled'
+  | 'two_factor.disabled'
+  | 'two_factor.recovery_codes_regenerated'
+  | 'two_factor.recovery_code_used'
+  | 'two_factor.challenge_failed'
+  | 'two_factor.lockout';
 
 /** Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies). */
 export async function recordAudit(

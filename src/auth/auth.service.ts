@@ -4,6 +4,20 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Mailing } from '../mail/mailing.ts';
+import { type ChallengeDeps, passChallenge } from '../two-factor/challenge.ts';
+import {
+  confirmEnrolment,
+  type DisabledBy,
+  disableTwoFactor,
+  enrolmentSetup,
+  type Proof,
+  regenerateRecoveryCodes,
+  startEnrolment,
+  twoFactorSealer,
+  twoFactorState,
+  unusedRecoveryCodes,
+  verifySecondFactor,
+} from '../two-factor/two-factor.ts';
 import type { User } from '../users/user.ts';
 import { databaseProviderDriver, type FindUser } from '../users/user-provider.ts';
 import {
@@ -32,7 +46,7 @@ import {
   type ProviderDriver,
   type UserProvider,
 } from './guards.ts';
-import { attemptLogin, type LoginChannel, type LoginDeps } from './login.ts';
+import { attemptLogin, type LoginChannel, type LoginDeps, recordLoginSucceeded } from './login.ts';
 import { panelAccessCheck } from './panel-access.ts';
 import { checkResetLink, type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -118,6 +132,15 @@ export function createAuthService(deps: AuthServiceDeps) {
   };
   const resets = { db, hasher: deps.hasher, mailing, expireMinutes: config.passwordResetExpireMinutes };
   const verification = verificationSettings(config);
+  const challenge: ChallengeDeps = {
+    db,
+    sealer: twoFactorSealer(config.appKey),
+    mailing,
+    issuer: config.appName,
+    limiter: deps.limiter,
+    limit: { max: 5, windowSeconds: 60 },
+  };
+  type Someone = Pick<User, 'id' | 'email' | 'name' | 'locale'>;
 
   return {
     config: deps.authConfig,
@@ -134,10 +157,36 @@ export function createAuthService(deps: AuthServiceDeps) {
     login: (channel: LoginChannel, input: { email: string; password: string }, audit: AuditContext) =>
       attemptLogin(login, providerOf(channel), channel, input, audit),
 
+    /** The audit row of a login completed after its second factor (login.ts). */
+    recordLoginSucceeded: (channel: LoginChannel, userId: number, audit: AuditContext) =>
+      recordLoginSucceeded(db, channel, userId, audit, { two_factor: true }),
+
+    /** Two-factor authentication (CONTRACT §11): enrolment, the login challenge, turning it off. */
+    twoFactor: {
+      state: (userId: number) => twoFactorState(db, challenge, userId),
+      start: (userId: number, audit: AuditContext) => startEnrolment(challenge, userId, audit),
+      setup: (user: Pick<User, 'id' | 'email'>) => enrolmentSetup(challenge, user),
+      confirm: (user: Someone, code: string, audit: AuditContext) =>
+        confirmEnrolment(challenge, user, code, audit),
+      recoveryCodes: (userId: number) => unusedRecoveryCodes(challenge, userId),
+      regenerate: (userId: number, audit: AuditContext) => regenerateRecoveryCodes(challenge, userId, audit),
+      disable: (user: Someone, by: DisabledBy, audit: AuditContext) =>
+        disableTwoFactor(challenge, user, by, audit),
+      challenge: (
+        user: User,
+        proof: Proof,
+        attempt: { channel: 'web' | 'admin' | 'api'; pendingId: string | null },
+        audit: AuditContext,
+      ) => passChallenge(challenge, user, proof, attempt, audit),
+      /** The second-factor check alone, without the challenge's throttle (callers that throttle). */
+      verify: (user: Someone, proof: Proof, audit: AuditContext) =>
+        verifySecondFactor(challenge, user, proof, audit),
+    },
+
     tokens: {
       settings: tokens,
       issueWithPassword: (input: TokenLoginInput, audit: AuditContext) =>
-        issueTokenWithPassword({ ...login, tokens }, providerOf('api'), input, audit),
+        issueTokenWithPassword({ ...login, tokens, challenge }, providerOf('api'), input, audit),
       list: (userId: number) => listAccessTokens(db, tokens, userId),
       revoke: (userId: number, filter: RevokeFilter, audit: AuditContext) =>
         revokeAccessTokens(db, userId, filter, audit),

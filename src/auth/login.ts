@@ -1,5 +1,6 @@
 import { type AuditContext, type AuditEvent, recordAudit } from '../audit/audit.ts';
 import type { Db } from '../db/schema.ts';
+import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
 import { findUserByEmail, updateUser } from '../users/users.repository.ts';
 import type { UserProvider } from './guards.ts';
@@ -17,7 +18,11 @@ export interface LoginDeps {
 export type LoginChannel = 'web' | 'api' | 'admin';
 
 export type LoginResult =
-  | { readonly status: 'ok'; readonly user: User }
+  /**
+   * The password was right. `twoFactor`: the user has two-factor on, so the login is not complete
+   * until the challenge is passed (then recordLoginSucceeded runs); no session may be started yet.
+   */
+  | { readonly status: 'ok'; readonly user: User; readonly twoFactor: boolean }
   | { readonly status: 'failed' }
   | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
 
@@ -87,6 +92,26 @@ export async function attemptLogin(
     // we hold the plaintext (never to anything weaker: password-strength.ts).
     await updateUser(deps.db, user.id, { password: await deps.hasher.rehash(row!.password, input.password) });
   }
-  await recordAudit(deps.db, events.ok, { ...audit, actorId: user.id }, user.id, { channel });
-  return { status: 'ok', user };
+  const twoFactor = await hasConfirmedTwoFactor(deps.db, user.id);
+  // With two-factor on, the password alone is not a login: the audit trail (and the webhooks and
+  // metrics derived from it) hears of the login only once the second factor is passed.
+  if (twoFactor) {
+    await recordAudit(deps.db, 'login.two_factor_challenged', { ...audit, actorId: user.id }, user.id, {
+      channel,
+    });
+  } else {
+    await recordLoginSucceeded(deps.db, channel, user.id, audit);
+  }
+  return { status: 'ok', user, twoFactor };
+}
+
+/** The audit row of a completed login through `channel` (after the second factor, when there is one). */
+export function recordLoginSucceeded(
+  db: Db,
+  channel: LoginChannel,
+  userId: number,
+  audit: AuditContext,
+  details: Record<string, unknown> = {},
+): Promise<void> {
+  return recordAudit(db, EVENTS[channel].ok, { ...audit, actorId: userId }, userId, { channel, ...details });
 }

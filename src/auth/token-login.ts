@@ -1,8 +1,10 @@
 import type { AuditContext } from '../audit/audit.ts';
+import { type ChallengeDeps, passChallenge } from '../two-factor/challenge.ts';
+import type { Proof } from '../two-factor/two-factor.ts';
 import type { User } from '../users/user.ts';
 import { type AccessTokenSettings, issueAccessToken } from './access-tokens.ts';
 import type { UserProvider } from './guards.ts';
-import { attemptLogin, type LoginDeps } from './login.ts';
+import { attemptLogin, type LoginDeps, recordLoginSucceeded } from './login.ts';
 
 export interface TokenLoginInput {
   readonly email: string;
@@ -11,25 +13,46 @@ export interface TokenLoginInput {
   readonly deviceName: string;
   readonly abilities: readonly string[];
   readonly expiresInSeconds: number | null;
+  /** The second factor, for a user with two-factor on (CONTRACT §11). */
+  readonly proof?: Proof;
 }
 
 export type TokenLoginResult =
   | { readonly status: 'ok'; readonly user: User; readonly plainText: string }
   | { readonly status: 'failed' }
-  | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
+  | { readonly status: 'throttled'; readonly retryAfterSeconds: number }
+  /** Right password, two-factor on, no code sent: the client must ask for one. */
+  | { readonly status: 'two_factor_required' }
+  | { readonly status: 'two_factor_invalid'; readonly field: 'code' | 'recovery_code' };
 
 /**
  * POST /api/tokens (Sanctum's token issuing route): the API's own login (its throttle and audit
- * events), then a new token for the user. The plaintext exists only in this answer.
+ * events), the second factor when the user has one (its own throttle: challenge.ts), then a new token
+ * for the user. The plaintext exists only in this answer.
  */
 export async function issueTokenWithPassword(
-  deps: LoginDeps & { readonly tokens: AccessTokenSettings },
+  deps: LoginDeps & { readonly tokens: AccessTokenSettings; readonly challenge: ChallengeDeps },
   provider: UserProvider,
   input: TokenLoginInput,
   audit: AuditContext,
 ): Promise<TokenLoginResult> {
   const login = await attemptLogin(deps, provider, 'api', input, audit);
   if (login.status !== 'ok') return login;
+  if (login.twoFactor) {
+    // Only after the right password: without it, nobody learns whether an account has two-factor.
+    if (input.proof === undefined) return { status: 'two_factor_required' };
+    const challenge = await passChallenge(
+      deps.challenge,
+      login.user,
+      input.proof,
+      { channel: 'api', pendingId: null },
+      audit,
+    );
+    if (challenge.status === 'throttled') return challenge;
+    if (challenge.status === 'invalid')
+      return { status: 'two_factor_invalid', field: 'code' in input.proof ? 'code' : 'recovery_code' };
+    await recordLoginSucceeded(deps.db, 'api', login.user.id, audit, { two_factor: true });
+  }
   const { plainText } = await issueAccessToken(
     deps.db,
     deps.tokens,

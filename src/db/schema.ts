@@ -6,6 +6,7 @@ import type { RememberTokensTable } from '../auth/remember-tokens.table.ts';
 import type { SessionsTable } from '../auth/sessions.table.ts';
 import type { MailOutboxTable } from '../mail/outbox.table.ts';
 import type { PostsTable } from '../posts/posts.table.ts';
+import type { TwoFactorCredentialsTable } from '../two-factor/two-factor.table.ts';
 import type { UsersTable } from '../users/users.table.ts';
 
 export interface Database {
@@ -17,6 +18,7 @@ export interface Database {
   password_reset_tokens: PasswordResetTokensTable;
   mail_outbox: MailOutboxTable;
   audit_log: AuditLogTable;
+  two_factor_credentials: TwoFactorCredentialsTable;
 }
 
 /** A connection or an open transaction: domain functions take either, so use cases decide the boundary. */

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { newPendingLogin, PENDING_LOGIN_KEY } from '../two-factor/pending-login.ts';
 import type { User } from '../users/user.ts';
 import { expectsJson } from './negotiation.ts';
 import { safeLocalPath } from './request-context.ts';
@@ -14,16 +15,28 @@ export interface CompletedLogin {
   /**
    * What proved the user. A passkey is possession of a device-bound key plus (usually) the device's
    * own user verification, so it already satisfies two-factor (CONTRACT §12): a two-factor challenge
-   * applies to `password` logins only, never to `passkey` ones.
+   * applies to `password` logins only, never to `passkey` ones. `two-factor`: the password and then
+   * the challenge (two-factor-challenge.ts).
    */
-  readonly proof: 'password' | 'passkey';
+  readonly proof: 'password' | 'passkey' | 'two-factor';
+  /**
+   * With proof `password`: the user has two-factor on (auth/login.ts says so), so the login waits for
+   * the challenge instead of completing.
+   */
+  readonly twoFactorOwed?: boolean;
 }
 
+/** Where each guard's two-factor challenge lives (CONTRACT §11). */
+export const CHALLENGE_PATHS = {
+  web: '/two-factor-challenge',
+  admin: '/admin/two-factor-challenge',
+} as const;
+
 /**
- * The one place a browser login ends, whatever proved the user (password form, and later a
- * two-factor challenge or a passkey): a fresh session id (fixation), then the intended URL or the
- * fallback. Every later step of a login (two-factor, device cookie, forward-auth redirect target)
- * hooks in here, so no door can skip it.
+ * The one place a browser login ends, whatever proved the user (password form, two-factor challenge,
+ * passkey): a fresh session id (fixation), then the intended URL or the fallback. Every later step of
+ * a login (two-factor, device cookie, forward-auth redirect target) hooks in here, so no door can skip
+ * it.
  */
 export async function completeLogin(
   request: FastifyRequest,
@@ -31,6 +44,16 @@ export async function completeLogin(
   login: CompletedLogin,
 ): Promise<FastifyReply> {
   const session = await request.sessionOf(login.guard).load();
+  if (login.proof === 'password' && login.twoFactorOwed) {
+    // Not logged in yet: the session stays a guest's (no user id, so no guard lets it in) and holds
+    // the pending login (5 minutes, this browser only, the remember flag kept); the intended URL
+    // stays where it is until the challenge is passed.
+    const now = request.server.services.clock.now();
+    session.put(PENDING_LOGIN_KEY, newPendingLogin(login.user.id, login.remember, now));
+    if (expectsJson(request)) return reply.code(200).send({ two_factor: true });
+    return reply.redirect(CHALLENGE_PATHS[login.guard]);
+  }
+  session.pull(PENDING_LOGIN_KEY);
   const intended = session.pull('intended');
   await session.login(login.user.id, login.remember);
   if (expectsJson(request)) return reply.code(204).send();

@@ -73,6 +73,7 @@ export function loginHandler(app: FastifyInstance, form: LoginForm) {
       remember: input.remember === true,
       fallback: form.redirectTo,
       proof: 'password',
+      twoFactorOwed: result.twoFactor,
     });
   };
 }

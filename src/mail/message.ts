@@ -1,6 +1,12 @@
 import { isEmail } from '../lib/validation.ts';
 
-export type MailKind = 'verify-email' | 'reset-password' | 'password-changed' | 'invitation' | 'test';
+export type MailKind =
+  | 'verify-email'
+  | 'reset-password'
+  | 'password-changed'
+  | 'invitation'
+  | 'test'
+  | 'two-factor-notice';
 
 export interface MailAddress {
   readonly address: string;

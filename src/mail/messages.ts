@@ -95,6 +95,30 @@ export function passwordChangedMessage(context: MailContext, to: Recipient, chan
   }));
 }
 
+/**
+ * Two-factor authentication was turned on or off, or a recovery code was spent: told to the owner at
+ * once, so that a change they did not make (a stolen session, an admin reset) does not go unnoticed.
+ */
+export function twoFactorNoticeMessage(
+  context: MailContext,
+  to: Recipient,
+  notice: { event: 'enabled' | 'disabled' | 'recovery_code_used'; at: number; codesLeft?: number },
+): MailMessage {
+  return build(context, 'two-factor-notice', to, [], (t, locale) => ({
+    subject: t(`two_factor.mail.${notice.event}.subject`),
+    intro: [
+      t(`two_factor.mail.${notice.event}.intro`, {
+        app: context.brand.appName,
+        date: formatDate(notice.at, locale),
+        count: notice.codesLeft ?? 0,
+      }),
+      t('two_factor.mail.not_you'),
+    ],
+    action: { label: t('two_factor.mail.action'), url: appLink(context.brand, '/profile') },
+    outro: [],
+  }));
+}
+
 export function testMessage(context: MailContext, to: Recipient): MailMessage {
   return build(context, 'test', to, [], (t) => ({
     subject: t('mail.test.subject', { app: context.brand.appName }),

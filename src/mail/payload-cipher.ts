@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createSealer } from '../lib/sealing.ts';
 
 /**
- * Outbox payloads are rendered mails and may hold a live reset link, so they are sealed with
- * AES-256-GCM under a key derived (HKDF-SHA256) from APP_KEY for this purpose only: a database dump
+ * Outbox payloads are rendered mails and may hold a live reset link, so they are sealed
+ * (lib/sealing.ts: AES-256-GCM under a key derived from APP_KEY for this purpose only): a database dump
  * alone does not yield working links, and the derived key is useless for signing anything else.
  */
 export interface PayloadCipher {
@@ -11,37 +11,14 @@ export interface PayloadCipher {
   open(sealed: string): string;
 }
 
-const VERSION = 'v1';
 const INFO = 'gatehouse/mail-outbox/v1';
 // Bound to the table so a payload cannot be replayed as ciphertext of another feature using this scheme.
-const AAD = Buffer.from('mail_outbox');
+const AAD = 'mail_outbox';
 
 export function createPayloadCipher(appKey: Buffer): PayloadCipher {
-  const key = Buffer.from(hkdfSync('sha256', appKey, Buffer.alloc(0), INFO, 32));
+  const sealer = createSealer(appKey, INFO);
   return {
-    seal(plain) {
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', key, iv);
-      cipher.setAAD(AAD);
-      const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [VERSION, iv, body, cipher.getAuthTag()].map(encode).join('.');
-    },
-    open(sealed) {
-      const [version, iv, body, tag] = sealed.split('.');
-      if (version !== VERSION || !iv || body === undefined || !tag)
-        throw new Error('malformed outbox payload');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), {
-        authTagLength: 16,
-      });
-      decipher.setAAD(AAD);
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString(
-        'utf8',
-      );
-    },
+    seal: (plain) => sealer.seal(plain, AAD),
+    open: (sealed) => sealer.open(sealed, AAD),
   };
-}
-
-function encode(part: string | Buffer): string {
-  return typeof part === 'string' ? part : part.toString('base64url');
 }

@@ -68,6 +68,8 @@ export interface InputOptions {
   label: string;
   type?: 'text' | 'email' | 'password' | 'search';
   autocomplete?: string;
+  /** The on-screen keyboard to offer (digits for one-time codes). */
+  inputmode?: 'numeric' | 'text';
   required?: boolean;
   /** Focus this field when the form shows without errors (with errors, the first invalid one gets it). */
   autofocus?: boolean;
@@ -96,7 +98,7 @@ export function input(t: Translate, state: FormState, options: InputOptions): Ht
     .join(' ');
   const control = html`<input id="${id}" name="${name}" type="${type}"${typeof old === 'string' ? html` value="${old}"` : ''}${
     options.autocomplete ? html` autocomplete="${options.autocomplete}"` : ''
-  }${options.required ? html` required` : ''}${focus ? html` autofocus` : ''}${
+  }${options.inputmode ? html` inputmode="${options.inputmode}"` : ''}${options.required ? html` required` : ''}${focus ? html` autofocus` : ''}${
     error ? html` aria-invalid="true"` : ''
   }${described ? html` aria-describedby="${described}"` : ''}>`;
   return html`<div class="field${error ? ' has-error' : ''}">

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ABILITY_PATTERN } from '../../../auth/abilities.ts';
 import { parseId } from '../../../db/ids.ts';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
+import type { Proof } from '../../../two-factor/two-factor.ts';
 import { HttpError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
 import { auditContext } from '../../request-context.ts';
 import { tokenJson } from './json.ts';
@@ -24,6 +25,9 @@ const issueSchema = {
     ),
   ),
   expires_in: field.optional(rules.integer(1, MAX_EXPIRES_IN)),
+  // The second factor (CONTRACT §11), read only for a user with two-factor on.
+  code: field.optional(rules.string(), rules.max(64)),
+  recovery_code: field.optional(rules.string(), rules.max(64)),
 };
 
 const deleteByNameSchema = { name: field.required(rules.line(), rules.max(255)) };
@@ -34,6 +38,15 @@ interface IssueInput {
   device_name: string;
   abilities?: string[];
   expires_in?: number;
+  code?: string;
+  recovery_code?: string;
+}
+
+/** The code, or else the recovery code, a client sent with its credentials. */
+function secondFactor(input: IssueInput): Proof | undefined {
+  if (input.code !== undefined) return { code: input.code };
+  if (input.recovery_code !== undefined) return { recoveryCode: input.recovery_code };
+  return undefined;
 }
 
 /** POST /api/tokens (credentials → token), GET /api/tokens, and the revocations (CONTRACT §3). */
@@ -54,6 +67,7 @@ export async function tokenRoutes(app: FastifyInstance) {
           deviceName: input.device_name,
           abilities: input.abilities ? [...new Set(input.abilities)] : ['*'],
           expiresInSeconds: input.expires_in ?? null,
+          proof: secondFactor(input),
         },
         auditContext(request),
       );
@@ -63,6 +77,15 @@ export async function tokenRoutes(app: FastifyInstance) {
         });
       }
       if (result.status === 'failed') throw new HttpError(401, 'GH_BAD_CREDENTIALS', 'auth.token_failed');
+      if (result.status === 'two_factor_required' || result.status === 'two_factor_invalid') {
+        const [field, key] =
+          result.status === 'two_factor_required'
+            ? ['code', 'two_factor.code_required']
+            : [result.field, `two_factor.${result.field}_invalid`];
+        const error = validationError({ [field]: [request.t(key)] }, request.t);
+        // `two_factor: true` tells a client (Fortify's SPA convention) to ask the user for a code.
+        return reply.code(422).send({ message: error.summary, errors: error.errors, two_factor: true });
+      }
       const { id, name, email } = result.user;
       return reply.send({ token: result.plainText, user: { id, name, email } });
     },

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { twoFactorChallengeRoutes } from '../../two-factor-challenge.ts';
 import { csrfCookieRoutes } from './csrf-cookie.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { emailVerificationRoutes } from './email-verification.ts';
@@ -11,6 +12,13 @@ import { registerRoutes } from './register.ts';
 /** The server-rendered pages of the web guard: sign-in, registration, e-mail flows, dashboard, profile. */
 export async function webRoutes(app: FastifyInstance) {
   await app.register(loginRoutes);
+  await app.register(
+    twoFactorChallengeRoutes({
+      guard: 'web',
+      loginPath: '/login',
+      fallback: app.services.config.loginRedirect,
+    }),
+  );
   await app.register(csrfCookieRoutes);
   await app.register(dashboardRoutes);
   await app.register(homeRoutes);
