@@ -60,7 +60,8 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
       return sendPage(reply, await render(request, {}));
     });
 
-    app.post(path, async (request, reply) => {
+    // The per-IP budget of every password, code or passkey check (CONTRACT §16), before any work.
+    app.post(path, { preHandler: app.authBudget }, async (request, reply) => {
       const t = request.t;
       const session = await request.sessionOf(options.guard).load();
       const pending = livePendingLogin(session.get(PENDING_LOGIN_KEY), clock.now());

@@ -289,5 +289,28 @@ await describeEachDialect(
       assert.ok(answers.every((a) => a.statusCode === 204 || a.statusCode === 422 || a.statusCode === 429));
     });
   },
-  { overrides: { clock } },
+  // The per-IP budget (§16) is tested below on its own: here, many logins come from one address.
+  { overrides: { clock }, env: { IP_AUTH_LIMIT: '0' } },
+);
+
+await describeEachDialect(
+  'two-factor challenge inside the per-IP auth budget (CONTRACT §16)',
+  (ctx) => {
+    test('the challenge spends the budget of the password checks, before any code is checked', async () => {
+      const user = await ctx().createUser();
+      const enrolled = await enableTwoFactor(ctx(), user);
+      clock.advance(30_000);
+      const browser = await passwordStep(ctx(), user);
+      // 3 a minute here: the password (1) and two wrong codes (2, 3); the 4th check is refused.
+      for (const code of ['000000', '999999']) {
+        if (code === enrolled.code()) continue;
+        assert.equal((await browser.postJson('/two-factor-challenge', { code })).statusCode, 422);
+      }
+      const refused = await browser.postJson('/two-factor-challenge', { code: enrolled.code() });
+      assert.equal(refused.statusCode, 429);
+      assert.deepEqual(refused.json(), { message: 'Too Many Attempts.' });
+      assert.ok(Number(refused.headers['retry-after']) > 0);
+    });
+  },
+  { overrides: { clock }, env: { IP_AUTH_LIMIT: '3' } },
 );
