@@ -5,6 +5,7 @@ import { appKey } from './config/app-key.ts';
 import {
   DEFAULT_DATABASE,
   defaultSender,
+  forwardAuthDomains,
   headerSafe,
   integer,
   localPath,
@@ -15,6 +16,7 @@ import {
   redisPrefix,
   redisUrl,
   resolvePath,
+  sessionDomain,
   statefulDomains,
   tokenPrefix,
   trustProxy,
@@ -76,6 +78,13 @@ export interface Config {
   readonly logLevel: string;
   /** Comma-separated e-mail domains whose users may enter the panel without the flag; empty = flag only. */
   readonly panelEmailDomains: readonly string[];
+  /**
+   * FORWARD_AUTH_DOMAINS: the hosts (`host[:port]`, `*` wildcards, as SANCTUM_STATEFUL_DOMAINS) that
+   * `/login?redirect=<absolute URL>` may send a browser to after login (CONTRACT §13); empty = none.
+   */
+  readonly forwardAuthDomains: readonly string[];
+  /** SESSION_DOMAIN: the Domain of the web session cookies (sibling subdomains share them); null = host-only. */
+  readonly sessionDomain: string | null;
 }
 
 export type DatabaseConfig =
@@ -180,6 +189,8 @@ export function loadConfig(
       .split(',')
       .map((d) => d.trim().toLowerCase())
       .filter(Boolean),
+    forwardAuthDomains: forwardAuthDomains(read('FORWARD_AUTH_DOMAINS')),
+    sessionDomain: sessionDomain(read('SESSION_DOMAIN'), new URL(appUrl).hostname),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no
   // key file (and no "generated a key" warning) is left behind.

@@ -189,16 +189,59 @@ export function statefulDomains(raw: string | undefined, appHost: string): strin
   // Like Sanctum's default, the application's own host always counts as first-party — unless it is
   // the placeholder of PORT=0 (a port picked at listen time), which no browser origin can carry.
   if (raw === undefined && !appHost.endsWith(':0')) hosts.push(appHost.toLowerCase());
+  return hostPatterns('SANCTUM_STATEFUL_DOMAINS', hosts);
+}
+
+/** Checked `host[:port]` patterns (auth/stateful-domains.ts), without repeats. */
+function hostPatterns(variable: string, hosts: readonly string[]): string[] {
   for (const host of hosts) {
     // A typo here would silently never match (or match too much): refuse to start instead.
     try {
       parseStatefulDomain(host);
     } catch (error) {
       if (!(error instanceof StatefulDomainError)) throw error;
-      throw new ConfigError('SANCTUM_STATEFUL_DOMAINS', error.message);
+      throw new ConfigError(variable, error.message);
     }
   }
   return [...new Set(hosts)];
+}
+
+/**
+ * FORWARD_AUTH_DOMAINS: the same `host[:port]` patterns as SANCTUM_STATEFUL_DOMAINS (one matcher,
+ * auth/stateful-domains.ts: no port = the scheme's default port, `:*` any port, `*.example.com`
+ * subdomains only). Unset or empty: no redirect target is ever allowed.
+ */
+export function forwardAuthDomains(raw: string | undefined): string[] {
+  const hosts = (raw ?? '')
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  return hostPatterns('FORWARD_AUTH_DOMAINS', hosts);
+}
+
+/**
+ * SESSION_DOMAIN (`example.com`, Laravel's leading dot accepted): a registrable name that APP_URL's
+ * host is, or lies under. A browser drops a cookie whose Domain does not cover the host that set it,
+ * so any other value would silently log nobody in: the start stops instead. IP addresses cannot carry
+ * a Domain cookie at all.
+ */
+export function sessionDomain(raw: string | undefined, appHostname: string): string | null {
+  if (raw === undefined) return null;
+  const fail = (why: string) => new ConfigError('SESSION_DOMAIN', `${why} (got "${raw}")`);
+  const name = raw.toLowerCase().replace(/^\./, '');
+  let normalised: string;
+  try {
+    normalised = new URL(`http://${name}/`).hostname;
+  } catch {
+    throw fail('must be a domain name such as example.com');
+  }
+  if (normalised !== name || !/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name) || isIP(name) !== 0) {
+    throw fail('must be a domain name with at least one dot, such as example.com');
+  }
+  if (appHostname !== name && !appHostname.endsWith(`.${name}`)) {
+    throw fail(`must be the host of APP_URL (${appHostname}) or a parent domain of it`);
+  }
+  return name;
 }
 
 export function localPath(raw: string): string {

@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import type { Config } from '../config.ts';
 
 /**
@@ -12,4 +13,29 @@ export function fastifyTrustProxy(
 ): false | string | ((address: string, hop: number) => boolean) {
   if (typeof setting !== 'number') return setting;
   return (_address, hop) => hop < setting;
+}
+
+/**
+ * Whether the peer that connected is one TRUST_PROXY names, so its X-Forwarded-* headers are believed
+ * — the same test Fastify makes for `request.protocol` and `request.host` (the nearest hop), applied
+ * to the headers Fastify does not read (X-Forwarded-Uri). Unset: never.
+ */
+export function trustedPeer(setting: Config['trustProxy']): (address: string | undefined) => boolean {
+  if (setting === false) return () => false;
+  // N proxies in front: the nearest hop is always one of them.
+  if (typeof setting === 'number') return (address) => address !== undefined && setting > 0;
+  const list = new BlockList();
+  for (const entry of setting.split(',')) {
+    const [address = '', bits] = entry.split('/');
+    const family = isIP(address) === 6 ? 'ipv6' : 'ipv4';
+    if (bits === undefined) list.addAddress(address, family);
+    else list.addSubnet(address, Number(bits), family);
+  }
+  return (address) => {
+    if (address === undefined || isIP(address) === 0) return false;
+    // An IPv4 client on a dual-stack socket shows as ::ffff:a.b.c.d.
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
+    if (mapped !== undefined) return list.check(mapped, 'ipv4') || list.check(address, 'ipv6');
+    return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+  };
 }

@@ -76,3 +76,24 @@ export class Browser {
     );
   }
 }
+
+/**
+ * A browser signed into the web guard through the login form (optionally remembered), holding the
+ * CSRF token of its new session (read from /dashboard), ready for further form posts.
+ */
+export async function webLogin(
+  app: FastifyInstance,
+  user: { readonly email: string; readonly password: string },
+  options: { readonly remember?: boolean; readonly headers?: Record<string, string> } = {},
+): Promise<Browser> {
+  const browser = new Browser(app, options.headers);
+  await browser.get('/login');
+  const login = await browser.post('/login', {
+    email: user.email,
+    password: user.password,
+    ...(options.remember ? { remember: '1' } : {}),
+  });
+  if (login.statusCode !== 302) throw new Error(`login failed: ${login.statusCode} ${login.body}`);
+  await browser.get('/dashboard');
+  return browser;
+}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sessionKey } from '../../src/auth/sessions.ts';
 import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
-import { Browser } from '../helpers/browser-session.ts';
+import { Browser, webLogin as loginThroughForm } from '../helpers/browser-session.ts';
 
 type TestUser = Awaited<ReturnType<TestApp['createUser']>>;
 
@@ -18,16 +18,11 @@ async function signedInAdmin(t: TestApp) {
   return { admin, browser };
 }
 
-async function webLogin(t: TestApp, user: TestUser, remember = false) {
-  const browser = new Browser(t.app, { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0) Firefox/131.0' });
-  await browser.get('/login');
-  const login = await browser.post('/login', {
-    email: user.email,
-    password: user.password,
-    ...(remember ? { remember: '1' } : {}),
+function webLogin(t: TestApp, user: TestUser, remember = false) {
+  return loginThroughForm(t.app, user, {
+    remember,
+    headers: { 'user-agent': 'Mozilla/5.0 (Windows NT 10.0) Firefox/131.0' },
   });
-  assert.equal(login.statusCode, 302);
-  return browser;
 }
 
 const api = (t: TestApp, token: string) =>

@@ -25,7 +25,11 @@ declare module 'fastify' {
 
 /** The guards' view of a request. A class: its methods are shared, not two closures per request. */
 class HttpAuthRequest implements AuthRequest {
-  constructor(private readonly request: FastifyRequest) {}
+  constructor(
+    private readonly request: FastifyRequest,
+    /** Read the session without restoring a remembered login or touching flash data (HttpSession.peekUserId). */
+    private readonly peek = false,
+  ) {}
 
   header(name: string): string | undefined {
     const value = this.request.headers[name];
@@ -33,18 +37,23 @@ class HttpAuthRequest implements AuthRequest {
   }
 
   async session(guard: string): Promise<{ readonly userId: number | null } | null> {
+    if (this.peek) return { userId: await this.request.sessionOf(guard).peekUserId() };
     const session = await this.request.sessionOf(guard).load();
     return { userId: session.userId };
   }
 }
 
-/** Authenticates with the first of `names` that recognises the request; null when none does. */
+/**
+ * Authenticates with the first of `names` that recognises the request; null when none does. `peek`:
+ * sessions are only read, never restored from remember-me or otherwise written (forward auth).
+ */
 export async function resolveIdentity(
   request: FastifyRequest,
   names: readonly string[],
+  options: { readonly peek?: boolean } = {},
 ): Promise<Identity | null> {
   const { guards } = request.server.services.auth;
-  const adapter = new HttpAuthRequest(request);
+  const adapter = new HttpAuthRequest(request, options.peek);
   for (const name of names) {
     const guard: Guard | undefined = guards.get(name);
     if (!guard) throw new Error(`Unknown guard "${name}"`);

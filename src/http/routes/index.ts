@@ -3,6 +3,7 @@ import { accountRoutes } from './account/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
 import { assetRoutes } from './assets.ts';
+import { forwardAuthRoutes } from './forward-auth/index.ts';
 import { opsRoutes } from './ops.ts';
 import { webRoutes } from './web/index.ts';
 
@@ -17,4 +18,5 @@ export async function routes(app: FastifyInstance) {
   await app.register(webRoutes);
   await app.register(accountRoutes);
   await app.register(adminRoutes);
+  await app.register(forwardAuthRoutes);
 }

@@ -59,6 +59,19 @@ export class HttpSession {
     return this.#stored?.key ?? null;
   }
 
+  /**
+   * The user this session is signed in as, read without side effects: no remembered login is restored,
+   * no flash data consumed, no cookie sent. For checks made on behalf of another site (forward auth):
+   * a proxy does not pass our answer's cookies back to the browser, so a new session or a rotated
+   * remember-me token issued there would be lost. It reads through the same kept lookup as load().
+   */
+  async peekUserId(): Promise<number | null> {
+    if (this.#loading !== null) return (await this.#loading).userId;
+    if (this.#plainId === null) return null;
+    const now = this.services.clock.now();
+    return (await this.services.auth.sessions.validate(this.guard, this.#plainId, now))?.userId ?? null;
+  }
+
   load(): Promise<this> {
     this.#loading ??= this.#load();
     return this.#loading;
