@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
 import {
+  boolean,
   DEFAULT_DATABASE,
   defaultSender,
   forwardAuthDomains,
@@ -18,6 +19,7 @@ import {
   resolvePath,
   sessionDomain,
   statefulDomains,
+  tokenAbilities,
   tokenPrefix,
   trustProxy,
   url,
@@ -73,6 +75,10 @@ export interface Config {
   readonly verificationExpireMinutes: number;
   /** PASSWORD_TIMEOUT: seconds a password confirmation (POST /user/confirm-password) stays valid. */
   readonly passwordTimeoutSeconds: number;
+  /** PASSWORD_CHANGE_REVOKES_TOKENS: a password change (PUT /user/password) also ends every API token. */
+  readonly passwordChangeRevokesTokens: boolean;
+  /** TOKEN_ABILITIES: the catalogue offered when a user creates a token on the account page. */
+  readonly tokenAbilities: readonly string[];
   readonly bodyLimitBytes: number;
   readonly hashConcurrency: number;
   readonly logLevel: string;
@@ -177,6 +183,8 @@ export function loadConfig(
     passwordResetExpireMinutes: integer(read, 'PASSWORD_RESET_EXPIRE', 60, 1),
     verificationExpireMinutes: integer(read, 'VERIFICATION_EXPIRE', 60, 1),
     passwordTimeoutSeconds: integer(read, 'PASSWORD_TIMEOUT', 10800, 1),
+    passwordChangeRevokesTokens: boolean(read, 'PASSWORD_CHANGE_REVOKES_TOKENS', false),
+    tokenAbilities: tokenAbilities(read('TOKEN_ABILITIES')),
     bodyLimitBytes: integer(read, 'BODY_LIMIT', 1024 * 1024, 1024),
     hashConcurrency: integer(read, 'HASH_CONCURRENCY', 2, 1, 64),
     logLevel: oneOf(

@@ -97,7 +97,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     providerDrivers: overrides.providerDrivers,
   });
 
-  const account = createAccountService({ config, db, clock, hasher, limiter });
+  const account = createAccountService({ config, db, clock, hasher, limiter, mailing });
 
   return {
     config,

@@ -1,18 +1,30 @@
+import type { Kysely } from 'kysely';
 import type { AuditContext } from '../audit/audit.ts';
+import { type PresentedLink, verificationSettings } from '../auth/email-verification.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
 import type { Config } from '../config.ts';
-import type { Db } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { Mailing } from '../mail/mailing.ts';
+import {
+  cancelEmailChange,
+  confirmEmailChange,
+  type ProfileDeps,
+  pendingEmailOf,
+  updateProfileInformation,
+} from './email-change.ts';
+import { changePassword, type PasswordChangeDeps } from './password-change.ts';
 import { checkOwnPassword, type PasswordCheckDeps, type PasswordCheckPurpose } from './password-check.ts';
 import { confirmPassword } from './password-confirmation.ts';
 
 export interface AccountServiceDeps {
   readonly config: Config;
-  readonly db: Db;
+  readonly db: Kysely<Database>;
   readonly clock: Clock;
   readonly hasher: PasswordHasher;
   readonly limiter: RateLimiter;
+  readonly mailing: Mailing;
 }
 
 /**
@@ -20,7 +32,7 @@ export interface AccountServiceDeps {
  * case with its dependencies bound once. Built by services.ts; http/routes/account/ only calls it.
  */
 export function createAccountService(deps: AccountServiceDeps) {
-  const { config, db } = deps;
+  const { config, db, mailing } = deps;
   const passwords: PasswordCheckDeps = {
     db,
     hasher: deps.hasher,
@@ -28,11 +40,40 @@ export function createAccountService(deps: AccountServiceDeps) {
     // The web login's own limit: these checks share its counter (password-check.ts).
     limit: { max: config.loginMaxAttempts, windowSeconds: config.loginDecaySeconds },
   };
+  const checkPassword = (
+    userId: number,
+    password: string,
+    purpose: PasswordCheckPurpose,
+    audit: AuditContext,
+  ) => checkOwnPassword(passwords, userId, password, purpose, audit);
+  const profile: ProfileDeps = { db, mailing, links: verificationSettings(config) };
+  const passwordChange: PasswordChangeDeps = {
+    db,
+    hasher: deps.hasher,
+    mailing,
+    checkPassword: (userId, password, audit) => checkPassword(userId, password, 'change', audit),
+    revokesTokens: config.passwordChangeRevokesTokens,
+  };
   return {
-    checkPassword: (userId: number, password: string, purpose: PasswordCheckPurpose, audit: AuditContext) =>
-      checkOwnPassword(passwords, userId, password, purpose, audit),
+    checkPassword,
     confirmPassword: (userId: number, password: string, audit: AuditContext) =>
       confirmPassword(passwords, userId, password, audit),
+    updateProfile: (
+      userId: number,
+      input: { name: string; email: string },
+      locale: string,
+      audit: AuditContext,
+    ) => updateProfileInformation(profile, userId, input, locale, audit),
+    pendingEmail: (userId: number) => pendingEmailOf(db, userId),
+    cancelEmailChange: (userId: number, audit: AuditContext) => cancelEmailChange(profile, userId, audit),
+    confirmEmailChange: (userId: number, link: PresentedLink, audit: AuditContext) =>
+      confirmEmailChange(profile, userId, link, audit),
+    changePassword: (
+      userId: number,
+      input: { current_password: string; password: string },
+      locale: string,
+      audit: AuditContext,
+    ) => changePassword(passwordChange, userId, input, locale, audit),
   };
 }
 

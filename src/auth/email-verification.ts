@@ -33,9 +33,31 @@ export interface SignedLink {
   readonly expires: number;
 }
 
-function unsignedUrl(settings: VerificationSettings, id: string, hash: string, expires: string): string {
+/** Where a signed e-mail link points: verification (CONTRACT §4) or an address change (§10). */
+export type EmailLinkPath = '/email/verify' | '/email/change';
+
+function unsignedUrl(
+  settings: VerificationSettings,
+  path: EmailLinkPath,
+  id: string,
+  hash: string,
+  expires: string,
+) {
   // Always APP_URL, never the request's Host: the same string is signed when mailing and when checking.
-  return `${settings.appUrl}/email/verify/${id}/${hash}?expires=${expires}`;
+  return `${settings.appUrl}${path}/${id}/${hash}?expires=${expires}`;
+}
+
+/** `{APP_URL}{path}/{id}/{sha1(email)}?expires=&signature=`: names the user and the address it vouches for. */
+export function signedEmailLink(
+  settings: VerificationSettings,
+  path: EmailLinkPath,
+  user: Pick<User, 'id' | 'email'>,
+  now: number,
+): SignedLink {
+  const expires = Math.floor(now / 1000) + settings.expireMinutes * 60;
+  const unsigned = unsignedUrl(settings, path, String(user.id), sha1Hex(user.email), String(expires));
+  const signature = hmacSha256Hex(settings.appKey, unsigned);
+  return { url: `${unsigned}&signature=${signature}`, signature, expires };
 }
 
 export function verificationLink(
@@ -43,10 +65,7 @@ export function verificationLink(
   user: Pick<User, 'id' | 'email'>,
   now: number,
 ): SignedLink {
-  const expires = Math.floor(now / 1000) + settings.expireMinutes * 60;
-  const unsigned = unsignedUrl(settings, String(user.id), sha1Hex(user.email), String(expires));
-  const signature = hmacSha256Hex(settings.appKey, unsigned);
-  return { url: `${unsigned}&signature=${signature}`, signature, expires };
+  return signedEmailLink(settings, '/email/verify', user, now);
 }
 
 /** The parts of a clicked link, exactly as they came in the request (all untrusted). */
@@ -60,13 +79,14 @@ export interface PresentedLink {
 export type LinkCheck = 'valid' | 'invalid' | 'expired' | 'other-user';
 
 /**
- * Checks a link for the signed-in user: signature first (constant-time), then expiry, then that the
- * link is this user's and for their current address. Every failure is a 403 for the caller; the
- * distinct values exist for tests and audit only.
+ * Checks a link for the signed-in user and the address it must vouch for: signature first
+ * (constant-time), then expiry, then that the link is this user's and for `email`. Every failure is a
+ * 403 for the caller; the distinct values exist for tests and audit only.
  */
-export function checkVerificationLink(
+export function checkSignedEmailLink(
   settings: VerificationSettings,
-  user: Pick<User, 'id' | 'email'>,
+  path: EmailLinkPath,
+  user: { readonly id: number; readonly email: string },
   link: PresentedLink,
   now: number,
 ): LinkCheck {
@@ -80,11 +100,21 @@ export function checkVerificationLink(
   ) {
     return 'invalid';
   }
-  const expected = hmacSha256Hex(settings.appKey, unsignedUrl(settings, id, hash, expires));
+  const expected = hmacSha256Hex(settings.appKey, unsignedUrl(settings, path, id, hash, expires));
   if (!safeEqual(expected, signature.toLowerCase())) return 'invalid';
   if (Number(expires) * 1000 <= now) return 'expired';
   if (Number(id) !== user.id || !safeEqual(hash, sha1Hex(user.email))) return 'other-user';
   return 'valid';
+}
+
+/** A verification link for the signed-in user's current address. */
+export function checkVerificationLink(
+  settings: VerificationSettings,
+  user: Pick<User, 'id' | 'email'>,
+  link: PresentedLink,
+  now: number,
+): LinkCheck {
+  return checkSignedEmailLink(settings, '/email/verify', user, link, now);
 }
 
 /**

@@ -13,6 +13,9 @@ export interface RememberTokensTable {
   expires_at: number;
   created_at: number;
   last_used_at: number | null;
+  /** Where and what the remembered browser was, for the account's session list. */
+  ip_address: Generated<string | null>;
+  user_agent: Generated<string | null>;
 }
 
 export type RememberTokenRow = Selectable<RememberTokensTable>;

@@ -285,3 +285,35 @@ export function headerSafe(name: string, raw: string): string {
 export function resolvePath(cwd: string, path: string): string {
   return isAbsolute(path) ? path : resolve(cwd, path);
 }
+
+/** true/false, 1/0, yes/no, on/off; unset → `fallback`. */
+export function boolean(read: Reader, name: string, fallback: boolean): boolean {
+  const raw = read(name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false (got "${raw}")`);
+}
+
+/**
+ * TOKEN_ABILITIES: the abilities a user may tick when creating a token on the account page, each
+ * `<resource>:<action>` (`[a-z0-9_-]+` both), comma-separated. `*` is not offered: a token made in the
+ * UI holds what its owner ticked, never "everything, including abilities added later".
+ */
+export function tokenAbilities(raw: string | undefined): string[] {
+  if (raw === undefined) return ['posts:read', 'posts:write'];
+  const abilities = [
+    ...new Set(
+      raw
+        .split(',')
+        .map((a) => a.trim())
+        .filter(Boolean),
+    ),
+  ];
+  for (const ability of abilities) {
+    if (!/^[a-z0-9_-]+:[a-z0-9_-]+$/.test(ability))
+      throw new ConfigError('TOKEN_ABILITIES', `must list abilities like posts:read (got "${ability}")`);
+  }
+  if (abilities.length === 0) throw new ConfigError('TOKEN_ABILITIES', 'must list at least one ability');
+  return abilities;
+}

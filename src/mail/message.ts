@@ -6,7 +6,12 @@ export type MailKind =
   | 'password-changed'
   | 'invitation'
   | 'test'
-  | 'two-factor-notice';
+  | 'two-factor-notice'
+  // Account self-service (account/mails.ts)
+  | 'email-change'
+  | 'email-changed'
+  | 'password-updated'
+  | 'account-deleted';
 
 export interface MailAddress {
   readonly address: string;

@@ -132,7 +132,8 @@ type Compose = (
   locale: string,
 ) => Omit<MailContent, 'name'> & { subject: string };
 
-function build(
+/** The one way a mail is put together: locale, translator, safe display name, text and HTML parts. */
+export function build(
   context: MailContext,
   kind: MailKind,
   to: Recipient,
@@ -156,7 +157,7 @@ function build(
 }
 
 /** A date every reader understands without guessing the sender's time zone: UTC, spelled out. */
-function formatDate(ms: number, locale: string): string {
+export function formatDate(ms: number, locale: string): string {
   const formatted = new Intl.DateTimeFormat(locale, {
     dateStyle: 'long',
     timeStyle: 'short',

@@ -13,7 +13,8 @@ export interface User {
   readonly updatedAt: number;
 }
 
-export function toUser(row: UserRow): User {
+/** Pending e-mail changes are the account page's business (account/email-change.ts), not every request's. */
+export function toUser(row: Omit<UserRow, 'pending_email' | 'pending_email_at'>): User {
   return {
     id: row.id,
     name: row.name,

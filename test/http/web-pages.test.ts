@@ -101,7 +101,11 @@ await describeEachDialect('web pages, guards and headers', (ctx) => {
     assert.equal(profile.statusCode, 200);
     assert.ok(profile.body.includes(user.email.replace('@', '<wbr>@')));
     assert.ok(profile.body.includes('Ada &lt;Lovelace&gt;'));
-    assert.match(profile.body, /E-Mail bestätigt<\/dt><dd>\d{1,2}\. \p{L}+ \d{4} um \d{2}:\d{2} UTC/u);
+    // The account page's e-mail section: the address, its verified badge and since when.
+    assert.match(
+      profile.body,
+      /Aktuelle Adresse<\/dt><dd>.*?Bestätigt.*?\d{1,2}\. \p{L}+ \d{4} um \d{2}:\d{2} UTC/u,
+    );
     assert.match(
       profile.body,
       /<td data-label="Bezeichnung" class="wrap"><div>ci-runner<\/div><\/td><td data-label="Berechtigungen"><div><code>posts:read<\/code>/,

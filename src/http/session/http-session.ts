@@ -108,6 +108,11 @@ export class HttpSession {
     return this;
   }
 
+  /** Whether this browser presented a remember-me cookie (a password change re-issues it, fresh). */
+  get remembered(): boolean {
+    return this.#rememberCookie !== undefined;
+  }
+
   get #rememberCookie(): string | undefined {
     return this.request.cookies[this.cookies.remember];
   }

@@ -1,11 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import { confirmPasswordRoutes } from './confirm-password.ts';
+import { accountPageRoutes } from './page.ts';
+import { passwordRoutes } from './password.ts';
+import { profileInformationRoutes } from './profile-information.ts';
 
 /**
- * Account self-service under /user (CONTRACT §10): the web session guard (a guest gets 302 /login,
- * JSON 401), CSRF on every change, password confirmation where the contract asks for it
- * (http/password-confirmation.ts). Forms reach PUT and DELETE through `_method` (http/form-methods.ts).
+ * Account self-service under /user (CONTRACT §10) and its page, /profile: the web session guard (a
+ * guest gets 302 /login, JSON 401), CSRF on every change, password confirmation where the contract
+ * asks for it (http/password-confirmation.ts). Forms reach PUT and DELETE through `_method`
+ * (http/form-methods.ts). Each route file is thin: validate, call services.account, answer.
  */
 export async function accountRoutes(app: FastifyInstance) {
   await app.register(confirmPasswordRoutes);
+  await app.register(accountPageRoutes);
+  await app.register(profileInformationRoutes);
+  await app.register(passwordRoutes);
 }

@@ -5,6 +5,8 @@ import { validationError } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { formBody } from '../../request-context.ts';
+import { accountPage } from '../../views/account/page.ts';
+import { ACCOUNT_SECTIONS } from '../../views/account/sections/index.ts';
 import { type FormState, formState } from '../../views/forms.ts';
 
 /** The guards of every /user/* route: the web session (a guest gets 302 /login, JSON 401). */
@@ -31,4 +33,46 @@ export async function refusePassword(
   const status = throttled ? 429 : 422;
   if (expectsJson(request)) return reply.code(status).send({ message: error.summary, errors: error.errors });
   return sendPage(reply, await render(formState(formBody(request), error.errors)), status);
+}
+
+/**
+ * The account page: every section (ACCOUNT_SECTIONS), optionally with one section's failed form shown
+ * again (its errors beside its fields, its input kept, never a password). GET /profile and every
+ * form of the page that fails use it.
+ */
+export async function accountPageHtml(
+  request: FastifyRequest,
+  failed?: { section: string; state: FormState },
+): Promise<Html> {
+  const session = await request.sessionOf('web').load();
+  return accountPage(
+    {
+      request,
+      user: request.identity!.user,
+      csrfToken: session.csrfToken(),
+      failed,
+      flashed: (key) => session.flashed(key),
+    },
+    ACCOUNT_SECTIONS,
+    failed ? null : session.flashed('status'),
+  );
+}
+
+/** The render callback of a section's form for validateForm / refusePassword / refuseForm. */
+export function accountForm(request: FastifyRequest, section: string) {
+  return (state: FormState) => accountPageHtml(request, { section, state });
+}
+
+/** After a change: JSON 204 (or 200 with the message), browsers back to the section with a status line. */
+export async function accountDone(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  section: string,
+  message: string,
+  jsonMessage = false,
+): Promise<FastifyReply> {
+  if (expectsJson(request)) return jsonMessage ? reply.send({ message }) : reply.code(204).send();
+  const session = await request.sessionOf('web').load();
+  session.flash('status', message);
+  return reply.redirect(`/profile#${section}`);
 }

@@ -6,10 +6,9 @@ import { emailVerificationRoutes } from './email-verification.ts';
 import { homeRoutes } from './home.ts';
 import { loginRoutes } from './login.ts';
 import { passwordResetRoutes } from './password-reset.ts';
-import { profileRoutes } from './profile.ts';
 import { registerRoutes } from './register.ts';
 
-/** The server-rendered pages of the web guard: sign-in, registration, e-mail flows, dashboard, profile. */
+/** The server-rendered pages of the web guard: sign-in, registration, e-mail flows, dashboard (the account page, /profile, is routes/account/). */
 export async function webRoutes(app: FastifyInstance) {
   await app.register(loginRoutes);
   await app.register(
@@ -25,5 +24,4 @@ export async function webRoutes(app: FastifyInstance) {
   await app.register(registerRoutes);
   await app.register(passwordResetRoutes);
   await app.register(emailVerificationRoutes);
-  await app.register(profileRoutes);
 }

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { passwordChangeSchema } from '../../../account/password-change.ts';
+import { validate } from '../../../lib/validation.ts';
+import { formRoute } from '../../form-methods.ts';
+import { validateForm } from '../../pages.ts';
+import { auditContext } from '../../request-context.ts';
+import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword } from './support.ts';
+
+/**
+ * PUT /user/password (CONTRACT §10). The use case ends every session and remember-me token of the
+ * user; this browser is then signed in again under a fresh id (HttpSession.login), keeping a
+ * remember-me cookie only if it had one — a new one, since the old token is gone.
+ */
+export async function passwordRoutes(app: FastifyInstance) {
+  const { account } = app.services;
+  const section = 'password';
+
+  formRoute(app, 'PUT', '/user/password', [app.requireAuth(ACCOUNT_GUARDS)], async (request, reply) => {
+    const t = request.t;
+    const render = accountForm(request, section);
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<{ current_password: string; password: string }>(request.body, passwordChangeSchema, t),
+      render,
+    );
+    if (!validated.ok) return validated.reply;
+    const user = request.identity!.user;
+    const session = await request.sessionOf('web').load();
+    const result = await account.changePassword(
+      user.id,
+      validated.value,
+      request.locale,
+      auditContext(request),
+    );
+    if (result.status !== 'ok') {
+      const message = t('account.current_password_incorrect');
+      return refusePassword(request, reply, result, 'current_password', message, render);
+    }
+    await session.login(user.id, session.remembered);
+    return accountDone(request, reply, section, t('account.password_changed'));
+  });
+}

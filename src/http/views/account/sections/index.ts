@@ -1,0 +1,17 @@
+import type { AccountSection } from '../page.ts';
+import { apiTokensSection } from './api-tokens.ts';
+import { emailSection } from './email.ts';
+import { passwordSection } from './password.ts';
+import { profileInformationSection } from './profile-information.ts';
+
+/**
+ * The sections of /profile, in the order CONTRACT §10 lists them. A feature adds its own file here
+ * and one line in this list: two-factor authentication (issue 17) goes right after `passwordSection`,
+ * passkeys (issue 18) after it. Each section's title is `account.section.<id>` in i18n.
+ */
+export const ACCOUNT_SECTIONS: readonly AccountSection[] = [
+  profileInformationSection,
+  passwordSection,
+  emailSection,
+  apiTokensSection,
+];
