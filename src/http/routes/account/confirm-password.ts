@@ -31,7 +31,8 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
     sendPage(reply, render(request, {})),
   );
 
-  app.post('/user/confirm-password', { preHandler: [guard] }, async (request, reply) => {
+  // The per-IP auth budget (CONTRACT §16) before the password is hashed.
+  app.post('/user/confirm-password', { preHandler: [guard, app.authBudget] }, async (request, reply) => {
     const validated = await validateForm(
       request,
       reply,

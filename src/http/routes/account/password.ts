@@ -15,7 +15,9 @@ export async function passwordRoutes(app: FastifyInstance) {
   const { account } = app.services;
   const section = 'password';
 
-  formRoute(app, 'PUT', '/user/password', [app.requireAuth(ACCOUNT_GUARDS)], async (request, reply) => {
+  // A password check like any other: inside the per-IP auth budget (CONTRACT §16).
+  const preHandler = [app.requireAuth(ACCOUNT_GUARDS), app.authBudget];
+  formRoute(app, 'PUT', '/user/password', preHandler, async (request, reply) => {
     const t = request.t;
     const render = accountForm(request, section);
     const validated = await validateForm(
