@@ -32,3 +32,21 @@ document.addEventListener('keydown', (event) => {
   open.querySelector('summary')?.focus();
   event.preventDefault();
 });
+
+// Copy buttons (recovery codes): hidden in the markup, shown once they can work. The list's text is
+// copied one code per line; the button says so for a moment (and to screen readers, via aria-live).
+for (const button of document.querySelectorAll('button[data-copy]')) {
+  const source = document.getElementById(button.getAttribute('data-copy'));
+  if (!source || !navigator.clipboard) continue;
+  button.hidden = false;
+  button.setAttribute('aria-live', 'polite');
+  const label = button.textContent;
+  button.addEventListener('click', async () => {
+    const lines = [...source.querySelectorAll('li')].map((item) => item.textContent.trim());
+    await navigator.clipboard.writeText(`${lines.join('\n')}\n`);
+    button.textContent = button.getAttribute('data-copied');
+    setTimeout(() => {
+      button.textContent = label;
+    }, 2000);
+  });
+}

@@ -3,6 +3,7 @@ import { confirmPasswordRoutes } from './confirm-password.ts';
 import { accountPageRoutes } from './page.ts';
 import { passwordRoutes } from './password.ts';
 import { profileInformationRoutes } from './profile-information.ts';
+import { twoFactorRoutes } from './two-factor.ts';
 
 /**
  * Account self-service under /user (CONTRACT §10) and its page, /profile: the web session guard (a
@@ -15,4 +16,5 @@ export async function accountRoutes(app: FastifyInstance) {
   await app.register(accountPageRoutes);
   await app.register(profileInformationRoutes);
   await app.register(passwordRoutes);
+  await app.register(twoFactorRoutes);
 }

@@ -3,6 +3,7 @@ import { apiTokensSection } from './api-tokens.ts';
 import { emailSection } from './email.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
+import { twoFactorSection } from './two-factor.ts';
 
 /**
  * The sections of /profile, in the order CONTRACT §10 lists them. A feature adds its own file here
@@ -12,6 +13,7 @@ import { profileInformationSection } from './profile-information.ts';
 export const ACCOUNT_SECTIONS: readonly AccountSection[] = [
   profileInformationSection,
   passwordSection,
+  twoFactorSection,
   emailSection,
   apiTokensSection,
 ];

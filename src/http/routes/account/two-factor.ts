@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import QRCode from 'qrcode';
+import { field, rules, validate, validationError } from '../../../lib/validation.ts';
+import { HttpError } from '../../errors.ts';
+import { formRoute } from '../../form-methods.ts';
+import { expectsJson } from '../../negotiation.ts';
+import { refuseForm, sendPage, validateForm } from '../../pages.ts';
+import { requirePasswordConfirmation } from '../../password-confirmation.ts';
+import { auditContext } from '../../request-context.ts';
+import { twoFactorPage } from '../../views/account/two-factor.ts';
+import type { FormState } from '../../views/forms.ts';
+import { ACCOUNT_GUARDS } from './support.ts';
+
+/** The account page's two-factor screen (no JSON twin: the JSON routes below are the API). */
+export const TWO_FACTOR_PAGE = '/user/two-factor';
+
+const confirmSchema = { code: field.required(rules.string(), rules.max(64)) };
+
+/** Nothing to show before enrolment started: 404 with a message saying so. */
+class NotEnrolledError extends HttpError {
+  constructor() {
+    super(404, 'GH_TWO_FACTOR_NOT_ENROLLED', 'two_factor.not_enrolled');
+  }
+}
+
+/**
+ * Two-factor management (CONTRACT §11), Fortify's routes: every one needs the web session and a
+ * password confirmation younger than PASSWORD_TIMEOUT (§10), so a session left open on a shared
+ * computer cannot read the secret, the recovery codes, or switch two-factor off.
+ */
+export async function twoFactorRoutes(app: FastifyInstance) {
+  const { auth, config } = app.services;
+  const confirmed = [app.requireAuth(ACCOUNT_GUARDS), requirePasswordConfirmation];
+
+  const render = async (request: FastifyRequest, state: FormState) => {
+    const user = request.identity!.user;
+    const session = request.sessionOf('web');
+    const twoFactor = await auth.twoFactor.state(user.id);
+    const setup = twoFactor.status === 'enrolling' ? await auth.twoFactor.setup(user) : null;
+    return twoFactorPage(request, state, {
+      user,
+      csrfToken: session.csrfToken(),
+      state: twoFactor,
+      setup: setup && { ...setup, svg: await qrSvg(setup.url) },
+      recoveryCodes: twoFactor.status === 'off' ? [] : ((await auth.twoFactor.recoveryCodes(user.id)) ?? []),
+      status: session.flashed('status'),
+      appName: config.appName,
+    });
+  };
+
+  /** A form's success: back to the two-factor screen with a status line (JSON: 204). */
+  const done = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    statusKey: string,
+    to = TWO_FACTOR_PAGE,
+  ) => {
+    if (expectsJson(request)) return reply.code(204).send();
+    const session = await request.sessionOf('web').load();
+    session.flash('status', request.t(statusKey));
+    return reply.redirect(to);
+  };
+
+  app.get(TWO_FACTOR_PAGE, { preHandler: confirmed }, async (request, reply) =>
+    sendPage(reply, await render(request, {})),
+  );
+
+  formRoute(app, 'POST', '/user/two-factor-authentication', confirmed, async (request, reply) => {
+    const started = await auth.twoFactor.start(request.identity!.user.id, auditContext(request));
+    return done(
+      request,
+      reply,
+      started === 'started' ? 'two_factor.status_started' : 'two_factor.status_already',
+    );
+  });
+
+  formRoute(app, 'DELETE', '/user/two-factor-authentication', confirmed, async (request, reply) => {
+    await auth.twoFactor.disable(request.identity!.user, 'user', auditContext(request));
+    return done(request, reply, 'two_factor.status_disabled', '/profile');
+  });
+
+  app.get('/user/two-factor-qr-code', { preHandler: confirmed }, async (request) => {
+    const setup = await auth.twoFactor.setup(request.identity!.user);
+    if (setup === null) throw new NotEnrolledError();
+    return { svg: await qrSvg(setup.url), url: setup.url };
+  });
+
+  app.get('/user/two-factor-secret-key', { preHandler: confirmed }, async (request) => {
+    const setup = await auth.twoFactor.setup(request.identity!.user);
+    if (setup === null) throw new NotEnrolledError();
+    return { secretKey: setup.secret };
+  });
+
+  app.post('/user/confirmed-two-factor-authentication', { preHandler: confirmed }, async (request, reply) => {
+    const t = request.t;
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<{ code: string }>(request.body, confirmSchema, t),
+      (state) => render(request, state),
+    );
+    if (!validated.ok) return validated.reply;
+    const result = await auth.twoFactor.confirm(
+      request.identity!.user,
+      validated.value.code,
+      auditContext(request),
+    );
+    if (result === 'invalid') {
+      const error = validationError({ code: [t('two_factor.code_invalid')] }, t);
+      return refuseForm(request, reply, error, (state) => render(request, state));
+    }
+    return done(
+      request,
+      reply,
+      result === 'confirmed' ? 'two_factor.status_enabled' : 'two_factor.status_already',
+    );
+  });
+
+  app.get('/user/two-factor-recovery-codes', { preHandler: confirmed }, async (request) => {
+    const codes = await auth.twoFactor.recoveryCodes(request.identity!.user.id);
+    if (codes === null) throw new NotEnrolledError();
+    return codes;
+  });
+
+  app.post('/user/two-factor-recovery-codes', { preHandler: confirmed }, async (request, reply) => {
+    if (!(await auth.twoFactor.regenerate(request.identity!.user.id, auditContext(request))))
+      throw new NotEnrolledError();
+    return done(request, reply, 'two_factor.status_regenerated');
+  });
+}
+
+/** The key URI as an SVG QR code (medium error correction: still reads from a slightly blurred screen). */
+function qrSvg(url: string): Promise<string> {
+  return QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+}
