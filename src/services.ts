@@ -15,9 +15,11 @@ import { createPasswordHasher, type PasswordHasher } from './auth/passwords.ts';
 import { memoryRateLimitStore, redisRateLimitStore } from './auth/rate-limit-stores.ts';
 import { RateLimiter } from './auth/rate-limiter.ts';
 import { sessionFinder } from './auth/sessions.ts';
+import { statefulDomains } from './auth/stateful-domains.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
 import { keptLookup } from './db/fast-path/kept-lookup.ts';
+import { redirectTarget } from './forward-auth/redirect-target.ts';
 import { createI18n } from './i18n/i18n.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -99,6 +101,10 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
 
   const account = createAccountService({ config, db, clock, hasher, limiter, mailing });
 
+  // FORWARD_AUTH_DOMAINS, matched like SANCTUM_STATEFUL_DOMAINS (one host-pattern matcher).
+  const forwardAuthHosts = statefulDomains(config.forwardAuthDomains);
+  const appOrigin = new URL(config.appUrl).origin;
+
   return {
     config,
     database,
@@ -118,6 +124,10 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
       /** Registration; the verification mail is queued in its transaction. */
       register: (input: RegistrationInput, audit: AuditContext) =>
         registerUser(db, hasher, input, audit, { afterCreate: auth.verification.queue }),
+    },
+    forwardAuth: {
+      /** The absolute URL a web login may end on (`/login?redirect=`, CONTRACT §13), else null. */
+      redirectTarget: (raw: unknown) => redirectTarget(raw, forwardAuthHosts, appOrigin),
     },
     admin: {
       overview: (now: number) =>

@@ -39,7 +39,7 @@ export type SessionGuardConfig = {
    * CSRF token. The longest matching prefix of all guards wins ('/' = every path nobody else claims).
    */
   readonly pathPrefix: string;
-  /** Cookie names as configured; `__Host-` is prepended when APP_URL is https. */
+  /** Cookie names as configured; `__Host-` (`__Secure-` with SESSION_DOMAIN) is prepended when APP_URL is https. */
   readonly cookie: string;
   readonly rememberCookie: string;
   /** A cookie scripts may read, mirroring the CSRF token (Sanctum's XSRF-TOKEN), for SPAs. */

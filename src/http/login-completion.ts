@@ -57,5 +57,17 @@ export async function completeLogin(
   const intended = session.pull('intended');
   await session.login(login.user.id, login.remember);
   if (expectsJson(request)) return reply.code(204).send();
-  return reply.redirect(safeLocalPath(intended, login.fallback));
+  return reply.redirect(destination(request, login, intended));
+}
+
+/**
+ * Where the browser goes: the intended URL if it is a path of this site, or — for the web guard only —
+ * an absolute URL that /login?redirect= stored (forward auth, CONTRACT §13), checked again here against
+ * FORWARD_AUTH_DOMAINS as configured now; else the fallback. Never anywhere else (no open redirect).
+ */
+function destination(request: FastifyRequest, login: CompletedLogin, intended: unknown): string {
+  const local = safeLocalPath(intended, '');
+  if (local !== '') return local;
+  if (login.guard !== 'web') return login.fallback;
+  return request.server.services.forwardAuth.redirectTarget(intended) ?? login.fallback;
 }

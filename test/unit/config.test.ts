@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { trustedPeer } from '../../src/http/trust-proxy.ts';
 import { assertSafeAddress } from '../../src/mail/message.ts';
 
 const storage = mkdtempSync(join(tmpdir(), 'gatehouse-config-'));
@@ -198,5 +199,66 @@ describe('DATABASE_URL', () => {
     // An existing folder, and the default storage/ (created on first start), are fine.
     assert.doesNotThrow(() => load({ DATABASE_URL: `sqlite:${join(storage, 'db.sqlite')}` }));
     assert.doesNotThrow(() => load({}));
+  });
+});
+
+describe('FORWARD_AUTH_DOMAINS', () => {
+  test('defaults to none; entries are trimmed, lower-cased, deduplicated', () => {
+    assert.deepEqual(load({}).forwardAuthDomains, []);
+    assert.deepEqual(
+      load({ FORWARD_AUTH_DOMAINS: ' App.Example.com, *.tools.example.com,app.example.com' })
+        .forwardAuthDomains,
+      ['app.example.com', '*.tools.example.com'],
+    );
+  });
+
+  test('a URL, a path, a bare wildcard or a bad port stops the start, naming the variable', () => {
+    for (const bad of [
+      'https://app.example.com',
+      'app.example.com/x',
+      '*',
+      'app.example.com:0',
+      'a b.com',
+      'user@app.example.com',
+    ]) {
+      refuses({ FORWARD_AUTH_DOMAINS: bad }, 'FORWARD_AUTH_DOMAINS');
+    }
+  });
+});
+
+describe('SESSION_DOMAIN', () => {
+  test("unset: host-only cookies; Laravel's leading dot is accepted", () => {
+    assert.equal(load({}).sessionDomain, null);
+    const config = load({ APP_URL: 'https://auth.example.com', SESSION_DOMAIN: '.Example.com' });
+    assert.equal(config.sessionDomain, 'example.com');
+    assert.equal(
+      load({ APP_URL: 'https://example.com', SESSION_DOMAIN: 'example.com' }).sessionDomain,
+      'example.com',
+    );
+  });
+
+  test('a domain that does not cover APP_URL, an IP or a single label stops the start', () => {
+    const appUrl = 'https://auth.example.com';
+    refuses({ APP_URL: appUrl, SESSION_DOMAIN: 'evil.test' }, 'SESSION_DOMAIN');
+    refuses({ APP_URL: appUrl, SESSION_DOMAIN: 'ample.com' }, 'SESSION_DOMAIN');
+    refuses({ APP_URL: appUrl, SESSION_DOMAIN: 'other.example.com' }, 'SESSION_DOMAIN');
+    refuses({ APP_URL: 'http://127.0.0.1:3000', SESSION_DOMAIN: '127.0.0.1' }, 'SESSION_DOMAIN');
+    refuses({ APP_URL: 'http://localhost:3000', SESSION_DOMAIN: 'localhost' }, 'SESSION_DOMAIN');
+    refuses({ APP_URL: appUrl, SESSION_DOMAIN: 'example.com/x' }, 'SESSION_DOMAIN');
+  });
+});
+
+describe('trustedPeer (whose X-Forwarded-Uri is believed)', () => {
+  test('unset: nobody; a hop count: the nearest peer; addresses and CIDRs: those only', () => {
+    assert.equal(trustedPeer(false)('127.0.0.1'), false);
+    assert.equal(trustedPeer(1)('203.0.113.9'), true);
+    const listed = trustedPeer('10.0.0.0/8,::1,192.0.2.7');
+    assert.equal(listed('10.1.2.3'), true);
+    assert.equal(listed('::ffff:10.1.2.3'), true, 'IPv4-mapped on a dual-stack socket');
+    assert.equal(listed('::1'), true);
+    assert.equal(listed('192.0.2.7'), true);
+    assert.equal(listed('192.0.2.8'), false);
+    assert.equal(listed('11.0.0.1'), false);
+    assert.equal(listed(undefined), false);
   });
 });

@@ -34,7 +34,13 @@ export const sessionPlugin = fp(
     const cookies = new Map(
       [...guards].map(([name, guard]) => [
         name,
-        new SessionCookies(guard, config.secureCookies, config.rememberLifetimeMinutes),
+        // SESSION_DOMAIN widens only the web guard's cookies (forward auth); the panel's stay host-only.
+        new SessionCookies(
+          guard,
+          config.secureCookies,
+          config.rememberLifetimeMinutes,
+          name === 'web' ? config.sessionDomain : null,
+        ),
       ]),
     );
 

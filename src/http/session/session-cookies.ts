@@ -15,6 +15,13 @@ export interface CookiesOut {
  * The cookies of one session guard in the browser. All are HttpOnly (but the XSRF mirror), SameSite=Lax
  * and Path=/. Under an https APP_URL they are Secure, and the session and remember-me cookies take the
  * `__Host-` prefix: no Domain, so no subdomain can set or read them.
+ *
+ * With a `domain` (SESSION_DOMAIN, web guard only: forward auth, CONTRACT §13) the cookies carry
+ * `Domain=<domain>` so the apps on sibling subdomains send them to their proxy. `__Host-` forbids a
+ * Domain, so they take `__Secure-` instead: still refused by browsers unless Secure and set over
+ * https. CSRF stays sound: the token is an HMAC of the session id (auth/csrf.ts), so a sibling that
+ * tosses its own cookies cannot forge it, and /api still reads the cookie only for requests from
+ * SANCTUM_STATEFUL_DOMAINS (auth/sanctum-guard.ts), not from every sibling.
  */
 export class SessionCookies {
   readonly session: string;
@@ -26,14 +33,23 @@ export class SessionCookies {
     private readonly secure: boolean,
     /** REMEMBER_LIFETIME: the remember-me cookie's Max-Age. */
     private readonly rememberMinutes: number,
+    /** SESSION_DOMAIN for this guard; null: host-only cookies. */
+    private readonly domain: string | null = null,
   ) {
-    this.session = secure ? `__Host-${config.cookie}` : config.cookie;
-    this.remember = secure ? `__Host-${config.rememberCookie}` : config.rememberCookie;
+    const prefix = secure ? (domain === null ? '__Host-' : '__Secure-') : '';
+    this.session = `${prefix}${config.cookie}`;
+    this.remember = `${prefix}${config.rememberCookie}`;
     this.xsrf = config.xsrfCookie;
   }
 
   write(reply: FastifyReply, out: CookiesOut): void {
-    const base = { path: '/', httpOnly: true, sameSite: 'lax' as const, secure: this.secure };
+    const base = {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax' as const,
+      secure: this.secure,
+      ...(this.domain === null ? {} : { domain: this.domain }),
+    };
     if (out.id !== undefined) reply.setCookie(this.session, out.id, base);
     // A new id means a new CSRF token: SPAs read it from this cookie (it is not a secret from
     // same-origin script, only from other sites, which cannot read our cookies).

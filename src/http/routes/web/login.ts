@@ -1,30 +1,54 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../../lib/html.ts';
 import { loginHandler } from '../../login-form.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
-import { redirectIfAuthenticated } from '../../plugins/auth.ts';
+import { redirectIfAuthenticated, resolveIdentity } from '../../plugins/auth.ts';
 import type { FormState } from '../../views/forms.ts';
 import { loginPage } from '../../views/pages/login.ts';
 
 /** GET/POST /login and POST /logout of the web guard (CONTRACT §4). */
 export async function loginRoutes(app: FastifyInstance) {
   const { config } = app.services;
-  const render = (request: FastifyRequest, state: FormState) =>
+  const { forwardAuth } = app.services;
+  const render = async (request: FastifyRequest, state: FormState) =>
     loginPage(request, state, {
       action: '/login',
       guard: 'web',
       title: request.t('pages.log_in'),
-      lead: request.t('pages.login_lead'),
+      lead: await lead(request),
       account: null,
       links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a></p>
   <p class="links">${request.t('pages.no_account')} <a href="/register">${request.t('pages.register')}</a></p>`,
     });
 
+  /** The page's line under the title: where the login will continue, when another site sent the visitor. */
+  const lead = async (request: FastifyRequest) => {
+    const intended = (await request.sessionOf('web').load()).get('intended');
+    const target = typeof intended === 'string' ? forwardAuth.redirectTarget(intended) : null;
+    if (target === null) return request.t('pages.login_lead');
+    return request.t('forward.continue_to', { host: new URL(target).host });
+  };
+
+  /**
+   * `/login?redirect=<absolute URL>` (CONTRACT §13, the login wall of forward auth): an allowed target
+   * is remembered as the intended URL, so the password form, the two-factor challenge and a passkey all
+   * end there through completeLogin; a browser already signed in (or restored by its remember-me
+   * cookie on this very request) goes there at once. Any other value is ignored, never echoed.
+   */
+  const redirectParameter = async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = (request.query as Record<string, unknown>)['redirect'];
+    if (raw === undefined) return;
+    const target = forwardAuth.redirectTarget(raw);
+    if (target === null) return;
+    if ((await resolveIdentity(request, ['web'])) !== null) return reply.redirect(target);
+    (await request.sessionOf('web').load()).put('intended', target);
+  };
+
   // Already signed in: the login form has nothing to offer.
   app.get(
     '/login',
-    { preHandler: redirectIfAuthenticated('web', config.loginRedirect) },
+    { preHandler: [redirectParameter, redirectIfAuthenticated('web', config.loginRedirect)] },
     async (request, reply) => sendPage(reply, await render(request, {})),
   );
 
