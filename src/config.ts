@@ -77,6 +77,8 @@ export interface Config {
   readonly passwordTimeoutSeconds: number;
   /** PASSWORD_CHANGE_REVOKES_TOKENS: a password change (PUT /user/password) also ends every API token. */
   readonly passwordChangeRevokesTokens: boolean;
+  /** ADMIN_REQUIRE_TWO_FACTOR: an admin without two-factor on is sent to set it up before any panel page. */
+  readonly adminRequireTwoFactor: boolean;
   /** TOKEN_ABILITIES: the catalogue offered when a user creates a token on the account page. */
   readonly tokenAbilities: readonly string[];
   readonly bodyLimitBytes: number;
@@ -184,6 +186,7 @@ export function loadConfig(
     verificationExpireMinutes: integer(read, 'VERIFICATION_EXPIRE', 60, 1),
     passwordTimeoutSeconds: integer(read, 'PASSWORD_TIMEOUT', 10800, 1),
     passwordChangeRevokesTokens: boolean(read, 'PASSWORD_CHANGE_REVOKES_TOKENS', false),
+    adminRequireTwoFactor: boolean(read, 'ADMIN_REQUIRE_TWO_FACTOR', false),
     tokenAbilities: tokenAbilities(read('TOKEN_ABILITIES')),
     bodyLimitBytes: integer(read, 'BODY_LIMIT', 1024 * 1024, 1024),
     hashConcurrency: integer(read, 'HASH_CONCURRENCY', 2, 1, 64),

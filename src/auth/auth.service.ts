@@ -5,6 +5,7 @@ import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { type ChallengeDeps, passChallenge } from '../two-factor/challenge.ts';
+import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
 import {
   confirmEnrolment,
   type DisabledBy,
@@ -164,6 +165,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     /** Two-factor authentication (CONTRACT §11): enrolment, the login challenge, turning it off. */
     twoFactor: {
       state: (userId: number) => twoFactorState(db, challenge, userId),
+      /** Whether logins of this user are challenged (two-factor confirmed). */
+      isOn: (userId: number) => hasConfirmedTwoFactor(db, userId),
       start: (userId: number, audit: AuditContext) => startEnrolment(challenge, userId, audit),
       setup: (user: Pick<User, 'id' | 'email'>) => enrolmentSetup(challenge, user),
       confirm: (user: Someone, code: string, audit: AuditContext) =>

@@ -11,6 +11,7 @@ import { migrateCommand } from './commands/migrate.ts';
 import { serveCommand } from './commands/serve.ts';
 import { sessionsPruneCommand } from './commands/sessions-prune.ts';
 import { tokensPruneCommand } from './commands/tokens-prune.ts';
+import { twoFactorDisableCommand } from './commands/two-factor-disable.ts';
 
 export const commands: readonly Command[] = [
   adminGrantCommand,
@@ -22,6 +23,7 @@ export const commands: readonly Command[] = [
   serveCommand,
   sessionsPruneCommand,
   tokensPruneCommand,
+  twoFactorDisableCommand,
 ];
 
 /** The package's version (package.json), for --version. */

@@ -33,7 +33,7 @@ export async function adminActionRoutes(app: FastifyInstance) {
     const id = idParam((request.params as Params)['id']);
     const row = await findUserById(db, id);
     if (row === undefined) throw new NotFoundError();
-    return { id, email: row.email, back: `/admin/users/${id}` };
+    return { id, email: row.email, name: row.name, locale: row.locale, back: `/admin/users/${id}` };
   }
 
   function account(
@@ -57,6 +57,18 @@ export async function adminActionRoutes(app: FastifyInstance) {
       return finishAction(request, reply, user.back, { kind: 'ok', text: t(key, params) });
     });
   }
+
+  // Someone who lost their phone and their recovery codes: an admin turns two-factor off (audited with
+  // the admin as actor, and the owner is mailed, so a rogue reset does not go unnoticed).
+  app.post('/admin/users/:id/two-factor/disable', { preHandler }, async (request, reply) => {
+    const user = await target(request);
+    const done = await app.services.auth.twoFactor.disable(user, 'admin', auditContext(request));
+    const key = done ? 'two_factor.admin.disabled' : 'two_factor.admin.already_off';
+    return finishAction(request, reply, user.back, {
+      kind: 'ok',
+      text: request.t(key, { email: user.email }),
+    });
+  });
 
   account('verify', (id, r) => markEmailVerified(db, id, auditContext(r)), {
     ok: 'admin.flash.verified',

@@ -3,10 +3,14 @@ import { twoFactorChallengeRoutes } from '../../two-factor-challenge.ts';
 import { adminActionRoutes } from './actions.ts';
 import { adminLoginRoutes } from './login.ts';
 import { adminPageRoutes } from './pages.ts';
+import { adminTwoFactorRequiredRoutes, requireAdminTwoFactor } from './two-factor-required.ts';
 import { adminLifecycleRoutes } from './user-lifecycle.ts';
 
 /** Everything under /admin: the panel's login, its pages and its actions. */
 export async function adminRoutes(app: FastifyInstance) {
+  // Before any route is registered, so that it covers every panel route (ADMIN_REQUIRE_TWO_FACTOR).
+  if (app.services.config.adminRequireTwoFactor) requireAdminTwoFactor(app);
+  await app.register(adminTwoFactorRequiredRoutes);
   await app.register(adminLoginRoutes);
   await app.register(
     twoFactorChallengeRoutes({

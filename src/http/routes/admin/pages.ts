@@ -53,6 +53,7 @@ export async function adminPageRoutes(app: FastifyInstance) {
         panelAllowed: panelCheck.accepts(detail.user),
         isSelf: request.identity!.user.id === id,
         isOwner: (await services.admin.ownerId()) === id,
+        twoFactor: await services.auth.twoFactor.state(id),
         csrf: request.sessionOf('admin').csrfToken(),
         flash: takeFlash(request),
       }),

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { UserDetail } from '../../../admin/user-directory.ts';
 import { type Html, html } from '../../../lib/html.ts';
+import type { TwoFactorState } from '../../../two-factor/two-factor.ts';
 import { cell } from '../table.ts';
 import { auditTable } from './audit-entries.ts';
 import { actionButton, confirmAction, confirmWithPassword, type Flash, listPanel } from './components.ts';
@@ -15,6 +16,8 @@ export interface UserPageContext {
   isSelf: boolean;
   /** The installation's owner (the first make:admin): never deleted from the panel. */
   isOwner: boolean;
+  /** Whether the user has two-factor on (never its secret). */
+  twoFactor: TwoFactorState;
   csrf: string;
   flash: Flash | null;
 }
@@ -96,6 +99,22 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
       ? actionButton({ action: `${base}/password-reset-link`, label: t('admin.user.send_reset'), csrf })
       : html`<span class="muted small">${t('admin.user.disabled')}</span>`,
   );
+  const twoFactor = settingRow(
+    t('two_factor.title'),
+    ctx.twoFactor.status === 'on'
+      ? t('two_factor.admin.on_help', { count: ctx.twoFactor.recoveryCodesLeft })
+      : ctx.twoFactor.status === 'enrolling'
+        ? t('two_factor.admin.enrolling_help')
+        : t('two_factor.admin.off_help'),
+    ctx.twoFactor.status === 'off'
+      ? html`<span class="muted small">${t('two_factor.badge_off')}</span>`
+      : confirmAction({
+          action: `${base}/two-factor/disable`,
+          label: t('two_factor.admin.disable'),
+          question: t('two_factor.admin.disable_confirm', { name: user.name }),
+          csrf,
+        }),
+  );
   const removal = settingRow(
     t('admin.user.delete'),
     ctx.isOwner ? t('admin.user.owner_help') : t('admin.user.delete_help'),
@@ -114,7 +133,7 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
   );
   return html`<section class="panel">
   <header class="panel-head"><h2>${t('admin.user.account')}</h2></header>
-  <div class="settings">${verification}${password}${status}${panel}${removal}</div>
+  <div class="settings">${verification}${password}${twoFactor}${status}${panel}${removal}</div>
 </section>`;
 }
 
