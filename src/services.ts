@@ -99,7 +99,15 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     providerDrivers: overrides.providerDrivers,
   });
 
-  const account = createAccountService({ config, db, clock, hasher, limiter, mailing });
+  const account = createAccountService({
+    config,
+    db,
+    clock,
+    hasher,
+    limiter,
+    mailing,
+    webLifetimes: auth.lifetimesOf('web'),
+  });
 
   // FORWARD_AUTH_DOMAINS, matched like SANCTUM_STATEFUL_DOMAINS (one host-pattern matcher).
   const forwardAuthHosts = statefulDomains(config.forwardAuthDomains);

@@ -3,10 +3,18 @@ import type { AuditContext } from '../audit/audit.ts';
 import { type PresentedLink, verificationSettings } from '../auth/email-verification.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
+import type { SessionLifetimes } from '../auth/sessions.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Mailing } from '../mail/mailing.ts';
+import {
+  type BrowserSessionDeps,
+  type CurrentBrowser,
+  endBrowserSession,
+  endOtherBrowserSessions,
+  listBrowserSessions,
+} from './browser-sessions.ts';
 import {
   cancelEmailChange,
   confirmEmailChange,
@@ -25,6 +33,8 @@ export interface AccountServiceDeps {
   readonly hasher: PasswordHasher;
   readonly limiter: RateLimiter;
   readonly mailing: Mailing;
+  /** The web guard's session lifetimes: which sessions the list counts as live. */
+  readonly webLifetimes: SessionLifetimes;
 }
 
 /**
@@ -54,8 +64,26 @@ export function createAccountService(deps: AccountServiceDeps) {
     checkPassword: (userId, password, audit) => checkPassword(userId, password, 'change', audit),
     revokesTokens: config.passwordChangeRevokesTokens,
   };
+  const browsers: BrowserSessionDeps = { db, appKey: config.appKey, lifetimes: deps.webLifetimes };
   return {
     checkPassword,
+    browserSessions: (userId: number, current: CurrentBrowser) =>
+      listBrowserSessions(browsers, userId, current, deps.clock.now()),
+    endBrowserSession: (userId: number, id: string, current: CurrentBrowser, audit: AuditContext) =>
+      endBrowserSession(browsers, userId, id, current, audit),
+    endOtherBrowserSessions: (
+      userId: number,
+      password: string,
+      current: CurrentBrowser,
+      audit: AuditContext,
+    ) =>
+      endOtherBrowserSessions(
+        { ...browsers, checkPassword: (id, secret, a) => checkPassword(id, secret, 'other_sessions', a) },
+        userId,
+        password,
+        current,
+        audit,
+      ),
     confirmPassword: (userId: number, password: string, audit: AuditContext) =>
       confirmPassword(passwords, userId, password, audit),
     updateProfile: (

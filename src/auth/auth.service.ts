@@ -52,7 +52,12 @@ import { panelAccessCheck } from './panel-access.ts';
 import { checkResetLink, type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
 import type { PasswordHasher } from './passwords.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import { forgetRememberToken, issueRememberToken, restoreRememberedUser } from './remember-me.ts';
+import {
+  forgetRememberToken,
+  issueRememberToken,
+  type RememberedDevice,
+  restoreRememberedUser,
+} from './remember-me.ts';
 import { sanctumGuardDriver } from './sanctum-guard.ts';
 import { sessionGuardDriver } from './session-guard.ts';
 import { pruneExpiredSessions, sessionLifetimes } from './session-pruning.ts';
@@ -205,8 +210,8 @@ export function createAuthService(deps: AuthServiceDeps) {
     rememberMe: {
       restore: (guard: string, cookie: string | undefined, audit: AuditContext) =>
         restoreRememberedUser(db, guard, cookie, providerOf(guard), audit),
-      issue: (guard: string, userId: number, now: number) =>
-        issueRememberToken(db, guard, userId, config.rememberLifetimeMinutes, now),
+      issue: (guard: string, userId: number, now: number, device?: RememberedDevice) =>
+        issueRememberToken(db, guard, userId, config.rememberLifetimeMinutes, now, device),
       forget: (cookie: string | undefined) => forgetRememberToken(db, cookie),
     },
 

@@ -43,12 +43,22 @@ function parse(cookie: string | undefined): { selector: string; validator: strin
   return match ? { selector: match[1]!, validator: match[2]! } : null;
 }
 
+/** The session-data key naming the remember-me token (its selector) a session was opened with. */
+export const REMEMBER_SELECTOR = 'remember_selector';
+
+/** The browser a remember-me token was issued to, listed with the account's sessions (CONTRACT §10). */
+export interface RememberedDevice {
+  readonly ip: string | null;
+  readonly userAgent: string | null;
+}
+
 export async function issueRememberToken(
   db: Db,
   guard: string,
   userId: number,
   lifetimeMinutes: number,
   now: number,
+  device: RememberedDevice = { ip: null, userAgent: null },
 ): Promise<string> {
   const selector = randomToken(12);
   const validator = randomToken(32);
@@ -60,8 +70,15 @@ export async function issueRememberToken(
     expires_at: now + lifetimeMinutes * MINUTE,
     created_at: now,
     last_used_at: null,
+    ip_address: device.ip?.slice(0, 45) ?? null,
+    user_agent: device.userAgent?.slice(0, 512) ?? null,
   });
   return `${selector}.${validator}`;
+}
+
+/** The selector (the public lookup half) of a remember-me cookie, or null for anything malformed. */
+export function rememberSelector(cookie: string | undefined): string | null {
+  return parse(cookie)?.selector ?? null;
 }
 
 /**

@@ -48,3 +48,42 @@ export async function deleteExpiredRememberTokens(db: Db, now: number): Promise<
   const result = await db.deleteFrom('remember_tokens').where('expires_at', '<=', now).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The user's unexpired remember-me tokens of `guard`, most recently used first. */
+export function listRememberTokensOfUser(
+  db: Db,
+  userId: number,
+  guard: string,
+  now: number,
+): Promise<RememberTokenRow[]> {
+  return db
+    .selectFrom('remember_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('guard', '=', guard)
+    .where('expires_at', '>', now)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** Deletes one token by selector, only if it is that user's (a selector from a request proves nothing). */
+export async function deleteRememberTokenOfUser(db: Db, userId: number, selector: string): Promise<number> {
+  const result = await db
+    .deleteFrom('remember_tokens')
+    .where('user_id', '=', userId)
+    .where('selector', '=', selector)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes every token of the user but the one with `keep` (this browser's), if any. */
+export async function deleteOtherRememberTokens(
+  db: Db,
+  userId: number,
+  keep: string | null,
+): Promise<number> {
+  let query = db.deleteFrom('remember_tokens').where('user_id', '=', userId);
+  if (keep !== null) query = query.where('selector', '!=', keep);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -117,3 +117,13 @@ export async function countLiveSessions(
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** Deletes every session of the user but the one with key `keep` (this browser's). */
+export async function deleteOtherSessionsOfUser(db: Db, userId: number, keep: string): Promise<number> {
+  const result = await db
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where('id', '!=', keep)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

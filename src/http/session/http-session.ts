@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { csrfTokenFor, csrfTokenMatches } from '../../auth/csrf.ts';
 import { endSession } from '../../auth/logout.ts';
+import { REMEMBER_SELECTOR, rememberSelector } from '../../auth/remember-me.ts';
 import {
   createGuestSession,
   createSession,
@@ -99,13 +100,18 @@ export class HttpSession {
         now,
       });
       if (result.status === 'ok') {
-        await this.#startAuthenticated(result.userId, now);
+        await this.#startAuthenticated(result.userId, now, result.cookie);
         this.#rememberOut = result.cookie;
       } else if (result.status === 'refused') {
         this.#rememberOut = null;
       }
     }
     return this;
+  }
+
+  /** The selector of this browser's remember-me cookie (the account's session list marks it current). */
+  get rememberSelector(): string | null {
+    return rememberSelector(this.#rememberCookie);
   }
 
   /** Whether this browser presented a remember-me cookie (a password change re-issues it, fresh). */
@@ -191,13 +197,23 @@ export class HttpSession {
       await rememberMe.forget(this.#rememberCookie);
       this.#rememberOut = null;
     }
-    await this.#startAuthenticated(userId, now);
-    if (remember) this.#rememberOut = await rememberMe.issue(this.guard, userId, now);
+    const device = { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
+    const cookie = remember ? await rememberMe.issue(this.guard, userId, now, device) : undefined;
+    await this.#startAuthenticated(userId, now, cookie);
+    if (cookie !== undefined) this.#rememberOut = cookie;
   }
 
-  async #startAuthenticated(userId: number, now: number): Promise<void> {
+  /**
+   * `rememberCookie`: the remember-me cookie this session was opened with (issued at login, or the
+   * one that restored it). Its selector is kept in the session, so the account's session list can
+   * tell which sessions are remembered and which remembered browsers have no live session.
+   */
+  async #startAuthenticated(userId: number, now: number, rememberCookie?: string): Promise<void> {
     if (this.#stored) await destroySession(this.services.database.db, this.#stored.key);
     const data = { ...this.#data };
+    const selector = rememberSelector(rememberCookie);
+    if (selector === null) delete data[REMEMBER_SELECTOR];
+    else data[REMEMBER_SELECTOR] = selector;
     await this.#createWithFreshId(userId, data, now);
     this.#data = data;
     this.#dirty = false;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { browserSessionRoutes } from './browser-sessions.ts';
 import { confirmPasswordRoutes } from './confirm-password.ts';
 import { accountPageRoutes } from './page.ts';
 import { passwordRoutes } from './password.ts';
@@ -17,4 +18,5 @@ export async function accountRoutes(app: FastifyInstance) {
   await app.register(profileInformationRoutes);
   await app.register(passwordRoutes);
   await app.register(twoFactorRoutes);
+  await app.register(browserSessionRoutes);
 }

@@ -1,5 +1,6 @@
 import type { AccountSection } from '../page.ts';
 import { apiTokensSection } from './api-tokens.ts';
+import { browserSessionsSection } from './browser-sessions.ts';
 import { emailSection } from './email.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
@@ -15,5 +16,6 @@ export const ACCOUNT_SECTIONS: readonly AccountSection[] = [
   passwordSection,
   twoFactorSection,
   emailSection,
+  browserSessionsSection,
   apiTokensSection,
 ];
