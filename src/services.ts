@@ -19,6 +19,7 @@ import { statefulDomains } from './auth/stateful-domains.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
 import { keptLookup } from './db/fast-path/kept-lookup.ts';
+import { primedLookup } from './db/fast-path/primer.ts';
 import { redirectTarget } from './forward-auth/redirect-target.ts';
 import { createI18n } from './i18n/i18n.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
@@ -29,6 +30,7 @@ import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
 import { type RegistrationInput, registerUser } from './users/registration.ts';
+import type { User } from './users/user.ts';
 import { userFinder } from './users/user-provider.ts';
 
 export interface ServiceOverrides {
@@ -80,11 +82,17 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
 
   // Every authenticated request reads its token, user and session by key: kept while the database
   // reports no change (a revocation, a disabled account or a logout is a commit, seen at once).
+  // On a server database the token or session read brings its user along, primed for the user
+  // lookup the guard makes next (db/fast-path/primer.ts): one round trip per check.
+  const users = database.primer?.<number, User | null>();
+  const readAlong = users && ((id: number, user: User | null) => users.prime(id, user));
+  const findUser = users ? primedLookup(users, userFinder(db)) : userFinder(db);
+  const { changes } = database;
   const lookups: Lookups = {
-    findToken: keptLookup(database.changes, tokenFinder(db, accessTokenSettings(config))),
-    findTokenByHash: keptLookup(database.changes, tokenByHashFinder(db, accessTokenSettings(config))),
-    findUser: keptLookup(database.changes, userFinder(db)),
-    findSession: keptLookup(database.changes, sessionFinder(db), { maxChars: KEPT_SESSION_MAX_CHARS }),
+    findToken: keptLookup(changes, tokenFinder(db, accessTokenSettings(config), readAlong)),
+    findTokenByHash: keptLookup(changes, tokenByHashFinder(db, accessTokenSettings(config))),
+    findUser: keptLookup(changes, findUser),
+    findSession: keptLookup(changes, sessionFinder(db, readAlong), { maxChars: KEPT_SESSION_MAX_CHARS }),
   };
   const auth = createAuthService({
     config,

@@ -1,7 +1,8 @@
 import type { ExpressionBuilder } from 'kysely';
-import { preparedQuery } from '../db/fast-path/prepared.ts';
+import { preparedPairQuery, preparedQuery } from '../db/fast-path/prepared.ts';
 import { insertReturningRow } from '../db/portable.ts';
 import type { Database, Db } from '../db/schema.ts';
+import type { UserRow } from '../users/users.table.ts';
 import type { AccessTokenRow, NewAccessTokenRow } from './access-tokens.table.ts';
 import type { TokenCutoffs } from './token-lifetime.ts';
 
@@ -13,6 +14,32 @@ const tokenById = preparedQuery(
 
 export async function findTokenById(db: Db, id: number): Promise<AccessTokenRow | undefined> {
   return (await tokenById(db, id))[0];
+}
+
+// On server databases the token's user comes along in the same round trip (db/fast-path/primer.ts).
+const tokenAndUserById = preparedPairQuery<AccessTokenRow, UserRow, [number]>(
+  (db, id: number) =>
+    db
+      .selectFrom('personal_access_tokens as t')
+      .leftJoin('users as u', 'u.id', 't.user_id')
+      .selectAll('t')
+      .selectAll('u')
+      .where('t.id', '=', id),
+  0,
+);
+
+/**
+ * A token by id with its user (undefined when the user row is gone), in one query; undefined when the
+ * database has no joined read (SQLite: its two lookups are kept instead, see prepared.ts).
+ */
+export function findTokenAndUserById(
+  db: Db,
+  id: number,
+): Promise<{ token: AccessTokenRow; user: UserRow | undefined } | null> | undefined {
+  return tokenAndUserById(db, id)?.then((rows) => {
+    const row = rows[0];
+    return row === undefined ? null : { token: row[0], user: row[1] };
+  });
 }
 
 /** A token by the SHA-256 of its secret (unique column): only for imported tokens' bare-secret form. */

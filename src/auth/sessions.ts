@@ -1,10 +1,13 @@
 import type { Db } from '../db/schema.ts';
 import { MINUTE } from '../lib/clock.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import { toUser } from '../users/user.ts';
+import type { ReadAlong } from './access-tokens.ts';
 import {
   deleteDeadSessions,
   deleteSessionRow,
   deleteSessionsOfUser,
+  findSessionAndUserRow,
   findSessionRow,
   insertSessionRow,
   insertSessionRowIfAbsent,
@@ -78,9 +81,20 @@ export function isSessionLive(session: Pick<Session, 'lastActivity' | 'createdAt
 /** A session by key, undefined when there is none. The composition root (services.ts) may keep answers. */
 export type FindSession = (key: string) => Promise<Session | undefined> | Session | undefined;
 
-/** The plain lookup behind FindSession: one row by primary key. */
-export function sessionFinder(db: Db): FindSession {
+/**
+ * The plain lookup behind FindSession: one row by primary key. With `withUser`, on a server database
+ * a signed-in session's user is read in the same query and handed to it (see tokenFinder).
+ */
+export function sessionFinder(db: Db, withUser?: ReadAlong): FindSession {
   return async (key) => {
+    const joined = withUser && findSessionAndUserRow(db, key);
+    if (joined !== undefined) {
+      const found = await joined;
+      if (found === null) return undefined;
+      const userId = found.session.user_id;
+      if (userId !== null) withUser?.(userId, found.user === undefined ? null : toUser(found.user));
+      return toSession(found.session);
+    }
     const row = await findSessionRow(db, key);
     return row && toSession(row);
   };

@@ -4,7 +4,10 @@ import type SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
-import { type ChangeTracker, untracked } from './fast-path/changes.ts';
+import type { ChangeTracker } from './fast-path/changes.ts';
+import { registerServerReads } from './fast-path/prepared.ts';
+import type { Primer } from './fast-path/primer.ts';
+import { postgresReads, ServerChangeTracker } from './fast-path/server.ts';
 import { sqliteFastPath } from './fast-path/sqlite.ts';
 import { openMysql } from './mysql.ts';
 import type { Database } from './schema.ts';
@@ -20,6 +23,11 @@ export interface DatabaseHandle {
    * (db/fast-path/). Dialects that cannot tell cheaply answer `untracked`, and nothing is kept.
    */
   readonly changes: ChangeTracker;
+  /**
+   * Server databases: a primer for answers that a joined read brings along for the lookup that
+   * follows it (db/fast-path/primer.ts). Absent on SQLite, whose lookups are kept instead.
+   */
+  readonly primer?: <K, V>() => Primer<K, V>;
   /** Cheap liveness probe for /ready. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -68,10 +76,13 @@ function openPostgres(url: string): DatabaseHandle {
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerServerReads(db, postgresReads(pool));
+  const changes = new ServerChangeTracker();
   return {
     db,
     dialect: 'postgres',
-    changes: untracked,
+    changes,
+    primer: () => changes.primer(),
     async ping() {
       await pool.query('select 1');
     },

@@ -1,7 +1,8 @@
 import { Kysely, MysqlAdapter, MysqlDialect, MysqlQueryCompiler, type ReturningNode, sql } from 'kysely';
 import { createPool } from 'mysql2';
 import type { DatabaseHandle } from './connection.ts';
-import { untracked } from './fast-path/changes.ts';
+import { registerServerReads } from './fast-path/prepared.ts';
+import { mysqlReads, ServerChangeTracker } from './fast-path/server.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -40,11 +41,14 @@ export function openMysql(url: string): DatabaseHandle {
     }
   });
   const db = new Kysely<Database>({ dialect: new GatehouseMysqlDialect({ pool }) });
+  registerServerReads(db, mysqlReads(pool));
+  // Like PostgreSQL: other instances write without telling us, so nothing is kept between requests.
+  const changes = new ServerChangeTracker();
   return {
     db,
     dialect: 'mysql',
-    // Like PostgreSQL: other instances write without telling us, so nothing is kept between requests.
-    changes: untracked,
+    changes,
+    primer: () => changes.primer(),
     async ping() {
       await sql`select 1`.execute(db);
     },
