@@ -96,7 +96,13 @@ function onBody(request: FastifyRequest, view: TwoFactorView): Html {
 <section class="card">
   <h2>${t('two_factor.disable_title')}</h2>
   <p>${t('two_factor.disable_lead')}</p>
-  ${deleteButton(view.csrfToken, t('two_factor.disable'))}
+  <details class="confirm">
+    <summary class="button danger-outline">${t('two_factor.disable')}</summary>
+    <div class="confirm-box" role="group">
+      <p>${t('two_factor.disable_confirm')}</p>
+      ${deleteButton(view.csrfToken, t('two_factor.disable'), 'danger small')}
+    </div>
+  </details>
 </section>`;
 }
 
@@ -119,8 +125,8 @@ function postButton(csrf: string, action: string, label: string, variant = ''): 
 }
 
 /** Turning off (or abandoning a setup): DELETE through the form's `_method` (CONTRACT §10). */
-function deleteButton(csrf: string, label: string): Html {
-  return html`<form method="post" action="/user/two-factor-authentication" class="inline">${csrfField(csrf)}<input type="hidden" name="_method" value="DELETE"><button type="submit" class="button danger-outline">${label}</button></form>`;
+function deleteButton(csrf: string, label: string, variant = 'danger-outline'): Html {
+  return html`<form method="post" action="/user/two-factor-authentication" class="inline">${csrfField(csrf)}<input type="hidden" name="_method" value="DELETE"><button type="submit" class="button ${variant}">${label}</button></form>`;
 }
 
 /** "JBSW Y3DP …": groups of four are easier to type from a screen. */
