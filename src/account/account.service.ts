@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { AuditContext } from '../audit/audit.ts';
+import { accessTokenSettings } from '../auth/access-tokens.ts';
 import { type PresentedLink, verificationSettings } from '../auth/email-verification.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
@@ -8,6 +9,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Mailing } from '../mail/mailing.ts';
+import { type ApiTokenDeps, createApiToken, revokeApiToken, updateApiTokenAbilities } from './api-tokens.ts';
 import {
   type BrowserSessionDeps,
   type CurrentBrowser,
@@ -65,8 +67,27 @@ export function createAccountService(deps: AccountServiceDeps) {
     revokesTokens: config.passwordChangeRevokesTokens,
   };
   const browsers: BrowserSessionDeps = { db, appKey: config.appKey, lifetimes: deps.webLifetimes };
+  const tokens: ApiTokenDeps = {
+    db,
+    settings: accessTokenSettings(config),
+    catalogue: config.tokenAbilities,
+  };
   return {
     checkPassword,
+    tokenCatalogue: config.tokenAbilities,
+    createToken: (
+      userId: number,
+      input: { name: string; abilities: readonly string[]; expiresInSeconds: number | null },
+      audit: AuditContext,
+    ) => createApiToken(tokens, userId, input, audit),
+    updateTokenAbilities: (
+      userId: number,
+      tokenId: number,
+      abilities: readonly string[],
+      audit: AuditContext,
+    ) => updateApiTokenAbilities(tokens, userId, tokenId, abilities, audit),
+    revokeToken: (userId: number, tokenId: number, audit: AuditContext) =>
+      revokeApiToken(tokens, userId, tokenId, audit),
     browserSessions: (userId: number, current: CurrentBrowser) =>
       listBrowserSessions(browsers, userId, current, deps.clock.now()),
     endBrowserSession: (userId: number, id: string, current: CurrentBrowser, audit: AuditContext) =>

@@ -112,3 +112,20 @@ export async function countLiveTokens(db: Db, cutoffs: TokenCutoffs): Promise<nu
     .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
+
+/** Replaces a token's abilities, only if the token is that user's; true when it was. */
+export async function updateTokenAbilities(
+  db: Db,
+  userId: number,
+  id: number,
+  abilities: string,
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('personal_access_tokens')
+    .set({ abilities, updated_at: now })
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}

@@ -69,6 +69,8 @@ export async function issueAccessToken(
   settings: AccessTokenSettings,
   input: IssueTokenInput,
   audit: AuditContext,
+  /** token.issued for POST /api/tokens (with a password), token.created for the account page. */
+  event: 'token.issued' | 'token.created' = 'token.issued',
 ): Promise<{ token: AccessToken; plainText: string }> {
   const secret = generateSecret(settings.prefix);
   const now = audit.now;
@@ -83,7 +85,7 @@ export async function issueAccessToken(
     created_at: now,
     updated_at: now,
   });
-  await recordAudit(db, 'token.issued', { ...audit, actorId: audit.actorId ?? input.userId }, input.userId, {
+  await recordAudit(db, event, { ...audit, actorId: audit.actorId ?? input.userId }, input.userId, {
     token_id: row.id,
     name: input.name,
   });

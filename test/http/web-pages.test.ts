@@ -108,7 +108,7 @@ await describeEachDialect('web pages, guards and headers', (ctx) => {
     );
     assert.match(
       profile.body,
-      /<td data-label="Bezeichnung" class="wrap"><div>ci-runner<\/div><\/td><td data-label="Berechtigungen"><div><code>posts:read<\/code>/,
+      /<td data-label="Bezeichnung" class="wrap"><div>ci-runner<\/div><\/td><td data-label="Berechtigungen"><div><details class="token-edit"><summary><code>posts:read<\/code>/,
     );
     assert.ok(!profile.body.includes(token.split('|')[1]!), 'never a token secret');
   });

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { apiTokenRoutes } from './api-tokens.ts';
 import { browserSessionRoutes } from './browser-sessions.ts';
 import { confirmPasswordRoutes } from './confirm-password.ts';
 import { accountPageRoutes } from './page.ts';
@@ -19,4 +20,5 @@ export async function accountRoutes(app: FastifyInstance) {
   await app.register(passwordRoutes);
   await app.register(twoFactorRoutes);
   await app.register(browserSessionRoutes);
+  await app.register(apiTokenRoutes);
 }
