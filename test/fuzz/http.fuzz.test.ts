@@ -46,6 +46,11 @@ const REFUSAL_AUDITS = new Set([
   'admin.login.failed',
   'admin.login.lockout',
   'remember.theft_suspected',
+  // A wrong password where an open session asks for it again (confirmation, other sessions, deletion)
+  // and a wrong second-factor code are refused checks too.
+  'user.password_check_failed',
+  'two_factor.challenge_failed',
+  'two_factor.lockout',
 ]);
 
 const LEAK =
