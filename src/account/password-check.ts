@@ -3,7 +3,11 @@ import { loginThrottleKey } from '../auth/login.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import type { Limit, RateLimiter } from '../auth/rate-limiter.ts';
 import type { Db } from '../db/schema.ts';
+import { field, rules } from '../lib/validation.ts';
 import { findUserById } from '../users/users.repository.ts';
+
+/** The body of every form that re-checks the signed-in user's password. */
+export const passwordCheckSchema = { password: field.required(rules.string(), rules.max(4096)) };
 
 export interface PasswordCheckDeps {
   readonly db: Db;

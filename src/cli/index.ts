@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
+import { packageVersion } from '../lib/version.ts';
 import { type Command, CommandError, type CommandIO } from './command.ts';
 import { adminGrantCommand } from './commands/admin-grant.ts';
 import { adminRevokeCommand } from './commands/admin-revoke.ts';
@@ -25,14 +25,6 @@ export const commands: readonly Command[] = [
   tokensPruneCommand,
   twoFactorDisableCommand,
 ];
-
-/** The package's version (package.json), for --version. */
-export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -109,7 +101,7 @@ function editDistance(a: string, b: string): number {
 export async function runCli(argv: readonly string[], io: CommandIO): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--version' || name === '-v' || name === 'version') {
-    io.stdout.write(`gatehouse ${version()}\n`);
+    io.stdout.write(`gatehouse ${packageVersion()}\n`);
     return 0;
   }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {

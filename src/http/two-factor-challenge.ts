@@ -17,7 +17,7 @@ export interface ChallengeRoutesOptions {
   readonly variant?: string;
 }
 
-const schema = {
+export const challengeSchema = {
   code: field.optional(rules.string(), rules.max(64)),
   recovery_code: field.optional(rules.string(), rules.max(64)),
 };
@@ -74,7 +74,7 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
       const validated = await validateForm(
         request,
         reply,
-        () => validate<{ code?: string; recovery_code?: string }>(request.body, schema, t),
+        () => validate<{ code?: string; recovery_code?: string }>(request.body, challengeSchema, t),
         (state) => render(request, state),
       );
       if (!validated.ok) return validated.reply;

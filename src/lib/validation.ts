@@ -11,11 +11,25 @@ export interface Failure {
   params?: Record<string, unknown>;
 }
 
-/** A rule checks a present value and may replace it (e.g. trimming); `undefined` result = pass unchanged. */
-export type Rule = (
+/** A fragment of JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
+export type JsonSchema = Record<string, unknown>;
+
+/**
+ * A rule checks a present value and may replace it (e.g. trimming); `undefined` result = pass unchanged.
+ * `describes` is what the rule asks of a JSON value, as JSON Schema: the OpenAPI document's request
+ * bodies are built from the very rules that validate them (http/openapi/), so they cannot drift apart.
+ */
+export type Rule = ((
   value: unknown,
   input: Record<string, unknown>,
-) => Failure | { value: unknown } | undefined;
+) => Failure | { value: unknown } | undefined) & {
+  readonly describes?: JsonSchema;
+};
+
+/** A rule with its JSON Schema description. */
+export function described(rule: Rule, describes: JsonSchema): Rule {
+  return Object.assign(rule, { describes });
+}
 
 export interface FieldSpec {
   readonly rules: readonly Rule[];
@@ -52,47 +66,82 @@ export const field = {
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 export const rules = {
-  string: (): Rule => (v) =>
-    typeof v === 'string' && !CONTROL.test(v) ? undefined : fail('validation.string'),
+  string: (): Rule =>
+    described((v) => (typeof v === 'string' && !CONTROL.test(v) ? undefined : fail('validation.string')), {
+      type: 'string',
+    }),
   /** A single-line string: also refuses CR/LF, for values that may end up in mail headers. */
-  line: (): Rule => (v) =>
-    typeof v === 'string' && !CONTROL.test(v) && !/[\r\n]/.test(v) ? undefined : fail('validation.string'),
-  email: (): Rule => (v) => (typeof v === 'string' && isEmail(v) ? undefined : fail('validation.email')),
-  min:
-    (min: number): Rule =>
-    (v) =>
-      typeof v === 'string' && [...v].length < min ? fail('validation.min.string', { min }) : undefined,
-  max:
-    (max: number): Rule =>
-    (v) => {
-      if (typeof v === 'string' && [...v].length > max) return fail('validation.max.string', { max });
-      if (Array.isArray(v) && v.length > max) return fail('validation.max.array', { max });
-      return undefined;
-    },
-  confirmed: (): Rule => (v, input) => {
-    const confirmation = input['password_confirmation'];
-    return typeof confirmation === 'string' && confirmation === v ? undefined : fail('validation.confirmed');
-  },
-  boolean: (): Rule => (v) => {
-    if (v === true || v === 'true' || v === '1' || v === 1 || v === 'on') return { value: true };
-    if (v === false || v === 'false' || v === '0' || v === 0 || v === 'off') return { value: false };
-    return fail('validation.boolean');
-  },
-  integer:
-    (min?: number, max?: number): Rule =>
-    (v) => {
-      const n = typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v;
-      if (typeof n !== 'number' || !Number.isSafeInteger(n)) return fail('validation.integer');
-      if (min !== undefined && n < min) return fail('validation.min.numeric', { min });
-      if (max !== undefined && n > max) return fail('validation.max.numeric', { max });
-      return { value: n };
-    },
-  array: (): Rule => (v) => (Array.isArray(v) ? undefined : fail('validation.array')),
-  matches:
-    (pattern: RegExp): Rule =>
-    (v) =>
-      typeof v === 'string' && pattern.test(v) ? undefined : fail('validation.format'),
-  custom: (check: (v: unknown) => Failure | undefined): Rule => check,
+  line: (): Rule =>
+    described(
+      (v) =>
+        typeof v === 'string' && !CONTROL.test(v) && !/[\r\n]/.test(v)
+          ? undefined
+          : fail('validation.string'),
+      { type: 'string', pattern: '^[^\\r\\n]*$' },
+    ),
+  email: (): Rule =>
+    described((v) => (typeof v === 'string' && isEmail(v) ? undefined : fail('validation.email')), {
+      type: 'string',
+      format: 'email',
+    }),
+  min: (min: number): Rule =>
+    described(
+      (v) =>
+        typeof v === 'string' && [...v].length < min ? fail('validation.min.string', { min }) : undefined,
+      { minLength: min },
+    ),
+  /** Characters of a string, or items of a list (the description says which once the type is known). */
+  max: (max: number): Rule =>
+    described(
+      (v) => {
+        if (typeof v === 'string' && [...v].length > max) return fail('validation.max.string', { max });
+        if (Array.isArray(v) && v.length > max) return fail('validation.max.array', { max });
+        return undefined;
+      },
+      { maxLength: max },
+    ),
+  confirmed: (): Rule =>
+    described(
+      (v, input) => {
+        const confirmation = input['password_confirmation'];
+        return typeof confirmation === 'string' && confirmation === v
+          ? undefined
+          : fail('validation.confirmed');
+      },
+      { description: 'Must be repeated in `password_confirmation`.' },
+    ),
+  boolean: (): Rule =>
+    described(
+      (v) => {
+        if (v === true || v === 'true' || v === '1' || v === 1 || v === 'on') return { value: true };
+        if (v === false || v === 'false' || v === '0' || v === 0 || v === 'off') return { value: false };
+        return fail('validation.boolean');
+      },
+      { type: 'boolean' },
+    ),
+  integer: (min?: number, max?: number): Rule =>
+    described(
+      (v) => {
+        const n = typeof v === 'string' && /^-?\d{1,15}$/.test(v) ? Number(v) : v;
+        if (typeof n !== 'number' || !Number.isSafeInteger(n)) return fail('validation.integer');
+        if (min !== undefined && n < min) return fail('validation.min.numeric', { min });
+        if (max !== undefined && n > max) return fail('validation.max.numeric', { max });
+        return { value: n };
+      },
+      {
+        type: 'integer',
+        ...(min === undefined ? {} : { minimum: min }),
+        ...(max === undefined ? {} : { maximum: max }),
+      },
+    ),
+  array: (): Rule =>
+    described((v) => (Array.isArray(v) ? undefined : fail('validation.array')), { type: 'array' }),
+  matches: (pattern: RegExp): Rule =>
+    described((v) => (typeof v === 'string' && pattern.test(v) ? undefined : fail('validation.format')), {
+      pattern: pattern.source,
+    }),
+  custom: (check: (v: unknown) => Failure | undefined, describes: JsonSchema = {}): Rule =>
+    described(check, describes),
 };
 
 /** Pragmatic RFC 5321 shape: one @, no spaces or control characters, a dotted or bracketed domain. */

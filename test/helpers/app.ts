@@ -10,6 +10,7 @@ import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.ts';
 import { availableDialects, createTestDatabase, type DialectName, type TestDatabase } from './databases.ts';
+import { checkResponsesAgainstOpenApi } from './openapi.ts';
 import { insertUserRow } from './users.ts';
 
 export const TEST_APP_KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64');
@@ -77,6 +78,8 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     },
   });
   const app = await buildApp(services, { logStream, ...options.build });
+  // Every JSON answer a test receives is checked against /openapi.json (CONTRACT §14).
+  await checkResponsesAgainstOpenApi(app);
   const db = services.database.db;
 
   const testApp: TestApp = {

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { sessionGuards } from '../../auth/guards.ts';
 import { HttpSession } from '../session/http-session.ts';
-import { SessionCookies } from '../session/session-cookies.ts';
+import { guardCookies } from '../session/session-cookies.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -31,18 +31,7 @@ export const sessionPlugin = fp(
     const { services } = app;
     const { config } = services;
     const guards = sessionGuards(services.auth.config);
-    const cookies = new Map(
-      [...guards].map(([name, guard]) => [
-        name,
-        // SESSION_DOMAIN widens only the web guard's cookies (forward auth); the panel's stay host-only.
-        new SessionCookies(
-          guard,
-          config.secureCookies,
-          config.rememberLifetimeMinutes,
-          name === 'web' ? config.sessionDomain : null,
-        ),
-      ]),
-    );
+    const cookies = guardCookies(config, services.auth.config);
 
     app.decorateRequest('sessionOf', function (this: WithSessions, guard: string) {
       let sessions = this[kSessions];

@@ -1,7 +1,26 @@
 import type { FastifyInstance } from 'fastify';
+import { packageVersion } from '../../lib/version.ts';
+import { openApiDocument } from '../openapi/document.ts';
+import { guardCookies } from '../session/session-cookies.ts';
 
 export async function opsRoutes(app: FastifyInstance) {
-  const { database, redis } = app.services;
+  const { database, redis, config, auth } = app.services;
+
+  // Built once: it depends on the configuration only (names, cookies, the ability catalogue).
+  const cookies = guardCookies(config, auth.config);
+  const openApi = JSON.stringify(
+    openApiDocument({
+      appName: config.appName,
+      appUrl: config.appUrl,
+      version: packageVersion(),
+      sessionCookie: cookies.get('web')?.session ?? 'gatehouse_session',
+      adminSessionCookie: cookies.get('admin')?.session ?? 'gatehouse_admin_session',
+      abilityCatalogue: config.tokenAbilities,
+    }),
+  );
+  app.get('/openapi.json', async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(openApi),
+  );
 
   app.get('/health', async () => ({ status: 'ok' }));
 

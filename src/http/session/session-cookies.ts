@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
-import type { SessionGuardConfig } from '../../auth/guards.ts';
+import { type AuthConfig, type SessionGuardConfig, sessionGuards } from '../../auth/guards.ts';
+import type { Config } from '../../config.ts';
 
 /** What one response sends of a session guard's cookies; undefined leaves a cookie alone. */
 export interface CookiesOut {
@@ -61,4 +62,20 @@ export class SessionCookies {
       reply.setCookie(this.remember, out.remember, { ...base, maxAge: this.rememberMinutes * 60 });
     }
   }
+}
+
+/** The cookies of every session guard, as configured. */
+export function guardCookies(config: Config, auth: AuthConfig): ReadonlyMap<string, SessionCookies> {
+  return new Map(
+    [...sessionGuards(auth)].map(([name, guard]) => [
+      name,
+      // SESSION_DOMAIN widens only the web guard's cookies (forward auth); the panel's stay host-only.
+      new SessionCookies(
+        guard,
+        config.secureCookies,
+        config.rememberLifetimeMinutes,
+        name === 'web' ? config.sessionDomain : null,
+      ),
+    ]),
+  );
 }

@@ -1,13 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrowserSession, CurrentBrowser } from '../../../account/browser-sessions.ts';
-import { field, rules, validate } from '../../../lib/validation.ts';
+import { passwordCheckSchema } from '../../../account/password-check.ts';
+import { validate } from '../../../lib/validation.ts';
 import { NotFoundError } from '../../errors.ts';
 import { formRoute } from '../../form-methods.ts';
 import { validateForm } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword } from './support.ts';
-
-const passwordSchema = { password: field.required(rules.string(), rules.max(4096)) };
 
 /** This browser as the session list knows it. */
 export async function currentBrowser(request: FastifyRequest): Promise<CurrentBrowser> {
@@ -63,7 +62,7 @@ export async function browserSessionRoutes(app: FastifyInstance) {
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ password: string }>(request.body, passwordSchema, t),
+      () => validate<{ password: string }>(request.body, passwordCheckSchema, t),
       render,
     );
     if (!validated.ok) return validated.reply;

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { field, rules, validate } from '../../../lib/validation.ts';
+import { passwordCheckSchema } from '../../../account/password-check.ts';
+import { validate } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
 import { markPasswordConfirmed, passwordConfirmed } from '../../password-confirmation.ts';
@@ -7,8 +8,6 @@ import { auditContext, safeLocalPath } from '../../request-context.ts';
 import { confirmPasswordPage } from '../../views/account/confirm-password.ts';
 import type { FormState } from '../../views/forms.ts';
 import { ACCOUNT_GUARDS, refusePassword } from './support.ts';
-
-const schema = { password: field.required(rules.string(), rules.max(4096)) };
 
 /**
  * GET/POST /user/confirm-password and GET /user/confirmed-password-status (CONTRACT §10). Success
@@ -36,7 +35,7 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ password: string }>(request.body, schema, request.t),
+      () => validate<{ password: string }>(request.body, passwordCheckSchema, request.t),
       (state) => render(request, state),
     );
     if (!validated.ok) return validated.reply;

@@ -14,7 +14,7 @@ import { ACCOUNT_GUARDS } from './support.ts';
 /** The account page's two-factor screen (no JSON twin: the JSON routes below are the API). */
 export const TWO_FACTOR_PAGE = '/user/two-factor';
 
-const confirmSchema = { code: field.required(rules.string(), rules.max(64)) };
+export const twoFactorConfirmSchema = { code: field.required(rules.string(), rules.max(64)) };
 
 /** Nothing to show before enrolment started: 404 with a message saying so. */
 class NotEnrolledError extends HttpError {
@@ -96,7 +96,7 @@ export async function twoFactorRoutes(app: FastifyInstance) {
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ code: string }>(request.body, confirmSchema, t),
+      () => validate<{ code: string }>(request.body, twoFactorConfirmSchema, t),
       (state) => render(request, state),
     );
     if (!validated.ok) return validated.reply;

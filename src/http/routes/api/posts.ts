@@ -3,7 +3,7 @@ import { field, rules, validate } from '../../../lib/validation.ts';
 import { createPost, listPosts } from '../../../posts/posts.service.ts';
 import { apiAuth, requireJson } from './support.ts';
 
-const postSchema = {
+export const postSchema = {
   title: field.required(rules.string(), rules.max(255)),
   body: field.required(rules.string(), rules.max(65535)),
 };

@@ -10,7 +10,7 @@ import { apiAuth, apiThrottle, requireJson } from './support.ts';
 
 const MAX_EXPIRES_IN = 10 * 365 * 24 * 3600;
 
-const issueSchema = {
+export const issueSchema = {
   email: field.required(rules.string(), rules.email(), rules.max(255)),
   password: field.required(rules.string(), rules.max(4096)),
   device_name: field.required(rules.line(), rules.max(255)),
@@ -30,7 +30,7 @@ const issueSchema = {
   recovery_code: field.optional(rules.string(), rules.max(64)),
 };
 
-const deleteByNameSchema = { name: field.required(rules.line(), rules.max(255)) };
+export const deleteByNameSchema = { name: field.required(rules.line(), rules.max(255)) };
 
 interface IssueInput {
   email: string;
