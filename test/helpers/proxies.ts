@@ -104,7 +104,7 @@ async function started(
     await exited;
     rmSync(folder, { recursive: true, force: true });
   };
-  const deadline = Date.now() + 15_000;
+  const deadline = Date.now() + 60_000;
   // Still running a moment after the port answers: a port taken by someone else in the meantime
   // would answer too, while the proxy exits with "address in use".
   const up = async () => {
