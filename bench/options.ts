@@ -18,9 +18,12 @@ export interface BenchOptions {
   readonly largeTokens: number;
   /** Run the service under --cpu-prof, writing profiles here (results.json is then not written). */
   readonly cpuProf: string | null;
-  /** Only these cases (profiling one hot path at a time). */
+  /** Only these cases, in this order (comparing two, or profiling one hot path at a time). */
   readonly only: readonly string[] | null;
 }
+
+/** The --only names of the cases (bench/run.ts maps them to the case names of results.json). */
+export const CASE_KEYS: readonly string[] = ['bearer', 'session', 'login', 'forward', 'bare'];
 
 export const USAGE = `Usage: npm run bench -- [options]
 
@@ -37,7 +40,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --large-users <n>      users for --seed-large (default 1000000)
   --large-tokens <n>     tokens for --seed-large (default 5000000)
   --cpu-prof <dir>       run the service with --cpu-prof into <dir> and summarise the profile
-  --only <cases>         comma list of bearer,session,login,bare (with --cpu-prof)
+  --only <cases>         only these cases, a comma list of bearer,session,login,forward,bare (e.g.
+                         --only bare,forward --no-flood; with --cpu-prof: profile one hot path)
 
 Environment: DATABASE_URL=postgres://… or mysql://… benchmarks PostgreSQL or MySQL/MariaDB (default:
 a temporary SQLite file);
@@ -66,7 +70,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
   });
   if (values.help) return 'help';
   const only = values.only?.split(',').map((c) => c.trim()) ?? null;
-  const unknown = only?.find((c) => !['bearer', 'session', 'login', 'bare'].includes(c));
+  const unknown = only?.find((c) => !CASE_KEYS.includes(c));
   if (unknown !== undefined) throw new Error(`--only: unknown case "${unknown}"`);
   return {
     duration: positive('duration', values.duration),

@@ -5,11 +5,12 @@ export const CASE_NAMES = [
   'bearer GET /api/user',
   'session GET /dashboard',
   'POST /api/tokens',
+  'forward-auth GET /auth/request',
   'bare',
 ] as const;
 export type CaseName = (typeof CASE_NAMES)[number];
 
-/** One row of `cases` in bench/results.json (CONTRACT §9): exactly these five keys. */
+/** One row of `cases` in bench/results.json (CONTRACT §9, §13): exactly these five keys. */
 export interface CaseRow {
   name: CaseName;
   rps: number;

@@ -19,6 +19,7 @@ const SHORT: Record<string, CaseName> = {
   bare: 'bare',
   bearer: 'bearer GET /api/user',
   session: 'session GET /dashboard',
+  forward: 'forward-auth GET /auth/request',
   login: 'POST /api/tokens',
 };
 
@@ -66,6 +67,14 @@ async function main(options: BenchOptions): Promise<void> {
       'session GET /dashboard': {
         name: 'session GET /dashboard',
         url: `${service.url}/dashboard`,
+        headers: { cookie },
+        server: service,
+      },
+      // CONTRACT §13: what nginx asks before every request to the app it guards, with the browser's
+      // session cookie (the proxy passes the Cookie header on); 200 with the user headers.
+      'forward-auth GET /auth/request': {
+        name: 'forward-auth GET /auth/request',
+        url: `${service.url}/auth/request`,
         headers: { cookie },
         server: service,
       },
@@ -142,7 +151,10 @@ async function main(options: BenchOptions): Promise<void> {
       rounds: options.rounds,
       rps_spread: Object.fromEntries([...all].map(([name, values]) => [name, values])),
       cpu_us_per_request: Object.fromEntries([...best].map(([name, m]) => [name, m.cpu_us_per_req])),
-      login_ratio_to_hash_rate: round((best.get('POST /api/tokens')?.rps ?? 0) / hashPerSecond, 3),
+      // null when the login case was not run (--only without login)
+      login_ratio_to_hash_rate: best.has('POST /api/tokens')
+        ? round(best.get('POST /api/tokens')!.rps / hashPerSecond, 3)
+        : null,
     };
     if (options.flood) {
       log(`flood: ${options.floodConnections} concurrent wrong-password logins while measuring bearer…`);
@@ -206,8 +218,10 @@ function report(results: Results, all: ReadonlyMap<CaseName, number[]>): string 
     formatTable(results.cases, spread),
     '',
     `password hashes/s (argon2id m=${hash.memoryCost} t=${hash.timeCost} p=${hash.parallelism}, HASH_CONCURRENCY=${hash.concurrency}): ${results.hash_per_s}`,
-    `POST /api/tokens / hash rate: ${extra['login_ratio_to_hash_rate']}`,
   ];
+  if (extra['login_ratio_to_hash_rate'] !== null) {
+    lines.push(`POST /api/tokens / hash rate: ${extra['login_ratio_to_hash_rate']}`);
+  }
   const flood = extra['flood'] as Record<string, number> | undefined;
   if (flood) {
     lines.push(

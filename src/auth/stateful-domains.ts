@@ -19,6 +19,8 @@
 export interface DomainPattern {
   /** The entry as configured, for messages. */
   readonly entry: string;
+  /** The host in canonical form (lower case, punycode), `*` kept: what `host` was made from. */
+  readonly hostname: string;
   readonly host: RegExp;
   /** undefined: the scheme's default port; '*': any; else that port. */
   readonly port: number | '*' | undefined;
@@ -83,7 +85,7 @@ export function parseStatefulDomain(raw: string): DomainPattern {
     .split('*')
     .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join(WILDCARD);
-  return { entry: raw.trim(), host: new RegExp(`^${source}$`), port };
+  return { entry: raw.trim(), hostname: normalised, host: new RegExp(`^${source}$`), port };
 }
 
 function parsePort(

@@ -24,7 +24,13 @@ async function mysqlSkip(): Promise<string | false> {
 // made meanwhile would time out.
 const mysqlSkipReason = await mysqlSkip();
 
-const CASES = ['bearer GET /api/user', 'session GET /dashboard', 'POST /api/tokens', 'bare'];
+const CASES = [
+  'bearer GET /api/user',
+  'session GET /dashboard',
+  'POST /api/tokens',
+  'forward-auth GET /auth/request',
+  'bare',
+];
 
 // The harness end to end, about a second per case on SQLite: it must start both servers, authenticate
 // every case (a case with any non-2xx answer fails the run) and write CONTRACT §9's shape. Timing

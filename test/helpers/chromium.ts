@@ -16,8 +16,11 @@ export function chromiumSkip(): string | false {
   return `Chromium not installed at ${CHROMIUM_PATH} (apt-get install -y chromium)`;
 }
 
-/** The system Chromium, headless, without the background traffic a test machine does not need. */
-export function launchChromium(): Promise<Browser> {
+/**
+ * The system Chromium, headless, without the background traffic a test machine does not need;
+ * `extraArgs` adds switches (e.g. `--host-resolver-rules` for made-up host names).
+ */
+export function launchChromium(extraArgs: readonly string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [
@@ -27,6 +30,7 @@ export function launchChromium(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--no-first-run',
+      ...extraArgs,
     ],
   });
 }

@@ -85,6 +85,15 @@ await describeEachDialect(
         user,
       );
       assert.ok(page.body.includes('Sign in to continue to app.example.com.'), 'the lead names the host');
+      // Browsers apply form-action to the redirect that ends the form's submission: without these
+      // sources Chromium blocks the 302 to the app (test/e2e/forward-auth-*.test.ts run it for real).
+      const csp = String(page.headers['content-security-policy']);
+      const formAction = csp.split('; ').find((directive) => directive.startsWith('form-action'));
+      assert.equal(
+        formAction,
+        "form-action 'self' http://app.example.com http://*.tools.example.com " +
+          'http://intranet.example.com:8443 http://xn--bcher-kva.example',
+      );
       assert.equal(location, 'https://app.example.com/reports?year=2026');
       // Spent: the next login goes to the usual place.
       await browser.post('/logout');

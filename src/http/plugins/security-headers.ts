@@ -1,7 +1,14 @@
 import fp from 'fastify-plugin';
+import { formActionSources } from '../../forward-auth/form-action.ts';
 
-const PAGE_CSP =
-  "default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+/**
+ * The pages' CSP. Forms may post to this site only, and their redirects may lead only here or to a
+ * FORWARD_AUTH_DOMAINS host (where a login goes back to the app that sent the user: form-action.ts).
+ */
+function pageCsp(forwardAuthDomains: readonly string[]): string {
+  const formAction = ["'self'", ...formActionSources(forwardAuthDomains)].join(' ');
+  return `default-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action ${formAction}`;
+}
 
 /**
  * Headers for every response. Pages get a strict CSP (no inline script or style, no framing) and
@@ -9,6 +16,7 @@ const PAGE_CSP =
  */
 export const securityHeadersPlugin = fp(
   async (app) => {
+    const csp = pageCsp(app.services.config.forwardAuthDomains);
     // A callback hook, not an async one: it runs on every response, and a promise per response costs.
     app.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-content-type-options', 'nosniff');
@@ -17,7 +25,7 @@ export const securityHeadersPlugin = fp(
       }
       const type = reply.getHeader('content-type');
       if (typeof type === 'string' && type.startsWith('text/html')) {
-        reply.header('content-security-policy', PAGE_CSP);
+        reply.header('content-security-policy', csp);
         reply.header('x-frame-options', 'DENY');
       }
       if (!reply.hasHeader('cache-control') && !request.url.startsWith('/assets/')) {
