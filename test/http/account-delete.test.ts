@@ -137,6 +137,8 @@ await describeEachDialect(
         .execute();
       assert.ok(oldPending.length >= 2, 'the reset and the change link wait in the outbox');
 
+      const remembered = browser.cookies.get('gatehouse_remember');
+      assert.ok(remembered, 'this browser is remembered');
       const deleted = await sendJson(browser, 'DELETE', '/user', { password: user.password });
       assert.equal(deleted.statusCode, 204, deleted.body);
       const cookies = new Map(deleted.cookies.map((c) => [c.name, c]));
@@ -171,6 +173,12 @@ await describeEachDialect(
       }
       assert.equal((await browser.get('/dashboard')).statusCode, 302);
       assert.equal((await other.get('/dashboard')).statusCode, 302);
+      const stolen = await t.app.inject({
+        url: '/dashboard',
+        headers: { cookie: `gatehouse_remember=${remembered}` },
+      });
+      assert.equal(stolen.statusCode, 302, 'the old remember-me cookie signs nobody in');
+      assert.equal(stolen.headers.location, '/login');
       const login = new Browser(t.app);
       await login.get('/login');
       assert.equal(
