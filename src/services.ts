@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { createAccountService } from './account/account.service.ts';
+import type { AccountDeletionDeps } from './account/account-deletion.ts';
 import { createAdmin, type NewAdminInput } from './admin/create-admin.ts';
 import { loadOverview } from './admin/overview.ts';
 import { ownerId } from './admin/owner.ts';
@@ -107,6 +108,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     providerDrivers: overrides.providerDrivers,
   });
 
+  // One account deletion behind both doors (DELETE /user and the panel). A listener that must write
+  // in the deletion's transaction (a user.deleted webhook) is given as `afterDelete` here.
+  const deletion: AccountDeletionDeps = { db, mailing, canAccessPanel: auth.canAccessPanel };
   const account = createAccountService({
     config,
     db,
@@ -115,6 +119,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     limiter,
     mailing,
     webLifetimes: auth.lifetimesOf('web'),
+    deletion,
+    twoFactorState: auth.twoFactor.state,
   });
 
   // FORWARD_AUTH_DOMAINS, matched like SANCTUM_STATEFUL_DOMAINS (one host-pattern matcher).
@@ -173,7 +179,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
         ),
       sendVerificationLink: (userId: number, audit: AuditContext) =>
         sendVerificationLink(db, mailing, verificationSettings(config), userId, audit),
-      deleteUser: (userId: number, audit: AuditContext) => deleteUser(db, userId, audit),
+      deleteUser: (userId: number, audit: AuditContext) => deleteUser(deletion, userId, audit),
     },
     async close() {
       // First: the worker may be writing a delivery result, which needs the database.

@@ -9,6 +9,8 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Mailing } from '../mail/mailing.ts';
+import type { TwoFactorState } from '../two-factor/two-factor.ts';
+import { type AccountDeletionDeps, deleteOwnAccount, deletionRefusal } from './account-deletion.ts';
 import { type ApiTokenDeps, createApiToken, revokeApiToken, updateApiTokenAbilities } from './api-tokens.ts';
 import {
   type BrowserSessionDeps,
@@ -17,6 +19,7 @@ import {
   endOtherBrowserSessions,
   listBrowserSessions,
 } from './browser-sessions.ts';
+import { type ExportSource, exportAccountData } from './data-export.ts';
 import {
   cancelEmailChange,
   confirmEmailChange,
@@ -37,6 +40,10 @@ export interface AccountServiceDeps {
   readonly mailing: Mailing;
   /** The web guard's session lifetimes: which sessions the list counts as live. */
   readonly webLifetimes: SessionLifetimes;
+  /** The one account deletion (shared with the panel's delete), built once in services.ts. */
+  readonly deletion: AccountDeletionDeps;
+  /** Two-factor status for the data export (the auth service holds the sealing key). */
+  readonly twoFactorState: (userId: number) => Promise<TwoFactorState>;
 }
 
 /**
@@ -71,6 +78,11 @@ export function createAccountService(deps: AccountServiceDeps) {
     db,
     settings: accessTokenSettings(config),
     catalogue: config.tokenAbilities,
+  };
+  const exportSource: ExportSource = {
+    db,
+    tokens: tokens.settings,
+    twoFactorState: deps.twoFactorState,
   };
   return {
     checkPassword,
@@ -117,6 +129,19 @@ export function createAccountService(deps: AccountServiceDeps) {
     cancelEmailChange: (userId: number, audit: AuditContext) => cancelEmailChange(profile, userId, audit),
     confirmEmailChange: (userId: number, link: PresentedLink, audit: AuditContext) =>
       confirmEmailChange(profile, userId, link, audit),
+    /** GET /user/export: everything stored about the user (data-export.ts), audited. */
+    exportData: (userId: number, audit: AuditContext) => exportAccountData(exportSource, userId, audit),
+    /** Whether the account page may offer deletion: 'owner' and 'last_admin' cannot delete themselves. */
+    deletionRefusal: (userId: number) => deletionRefusal(deps.deletion, userId),
+    /** DELETE /user: the password, then the one deletion use case (account-deletion.ts). */
+    deleteAccount: (userId: number, password: string, locale: string, audit: AuditContext) =>
+      deleteOwnAccount(
+        { ...deps.deletion, checkPassword: (id, secret, a) => checkPassword(id, secret, 'delete', a) },
+        userId,
+        password,
+        locale,
+        audit,
+      ),
     changePassword: (
       userId: number,
       input: { current_password: string; password: string },

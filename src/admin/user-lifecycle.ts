@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { forgetAddress } from '../audit/audit.repository.ts';
+import { type AccountDeletionDeps, type DeletionResult, deleteAccount } from '../account/account-deletion.ts';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { queueVerificationMail, type VerificationSettings } from '../auth/email-verification.ts';
 import { storeResetToken } from '../auth/password-resets.repository.ts';
@@ -10,10 +10,8 @@ import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { invitationMessage } from '../mail/messages.ts';
-import { dropUndelivered } from '../mail/outbox.repository.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
-import { deleteUserRow, findUserByEmail, findUserById, insertUser } from '../users/users.repository.ts';
-import { ownerId } from './owner.ts';
+import { findUserByEmail, findUserById, insertUser } from '../users/users.repository.ts';
 
 /**
  * Accounts an administrator creates, re-mails or deletes from the panel. Each writes its change and
@@ -105,29 +103,19 @@ export async function sendVerificationLink(
   return result;
 }
 
-export type DeleteResult = 'deleted' | 'self' | 'owner' | 'not_found';
+export type DeleteResult = Exclude<DeletionResult, 'deleted'> | 'deleted' | 'self';
 
 /**
- * Deletes an account and everything that belongs to it: sessions, remember-me and API tokens, reset
- * tokens and posts go with the row (their foreign keys cascade), undelivered mail to it is dropped.
- * Audit rows stay, with the user's id, but lose every e-mail address in their details. Nobody deletes
- * themselves here, and nobody deletes the owner (CONTRACT §16).
+ * The panel's delete: the one deletion use case (account/account-deletion.ts: everything that belongs
+ * to the account, in one transaction; audit rows keep the id, lose the address), audited as
+ * admin.user.deleted with the admin as actor, without a goodbye mail. Nobody deletes themselves here
+ * (that is DELETE /user, with their own password), and nobody deletes the owner (CONTRACT §16).
  */
 export async function deleteUser(
-  db: Kysely<Database>,
+  deps: AccountDeletionDeps,
   userId: number,
   audit: AuditContext,
 ): Promise<DeleteResult> {
   if (audit.actorId === userId) return 'self';
-  return db.transaction().execute(async (trx) => {
-    const row = await findUserById(trx, userId);
-    if (row === undefined) return 'not_found';
-    if ((await ownerId(trx)) === userId) return 'owner';
-    await forgetAddress(trx, userId, row.email);
-    // Mail not yet delivered (an invitation, a reset link) must not reach an account that is gone.
-    await dropUndelivered(trx, row.email);
-    await deleteUserRow(trx, userId);
-    await recordAudit(trx, 'admin.user.deleted', audit, userId);
-    return 'deleted';
-  });
+  return deleteAccount(deps, userId, { event: 'admin.user.deleted', goodbyeLocale: null }, audit);
 }

@@ -66,6 +66,16 @@ export function listRememberTokensOfUser(
     .execute();
 }
 
+/** Every remember-me token row of the user, of any guard, expired ones not yet pruned included. */
+export function allRememberTokensOfUser(db: Db, userId: number): Promise<RememberTokenRow[]> {
+  return db
+    .selectFrom('remember_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .execute();
+}
+
 /** Deletes one token by selector, only if it is that user's (a selector from a request proves nothing). */
 export async function deleteRememberTokenOfUser(db: Db, userId: number, selector: string): Promise<number> {
   const result = await db

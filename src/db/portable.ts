@@ -1,4 +1,11 @@
-import { type Generated, type Insertable, type Kysely, MysqlAdapter, type Selectable } from 'kysely';
+import {
+  type Generated,
+  type Insertable,
+  type Kysely,
+  MysqlAdapter,
+  type Selectable,
+  SqliteAdapter,
+} from 'kysely';
 import { isUniqueViolation } from './errors.ts';
 import type { Database, Db } from './schema.ts';
 
@@ -10,6 +17,14 @@ import type { Database, Db } from './schema.ts';
  */
 export function isMysql(db: Db): boolean {
   return db.getExecutor().adapter instanceof MysqlAdapter;
+}
+
+/**
+ * Whether `SELECT … FOR UPDATE` exists. SQLite has no row locks and needs none: its transactions
+ * write one at a time (one connection per process, and the database's write lock across processes).
+ */
+export function hasRowLocks(db: Db): boolean {
+  return !(db.getExecutor().adapter instanceof SqliteAdapter);
 }
 
 // Kysely cannot follow a table name that is a type parameter: the helpers run on this one-table view

@@ -1,5 +1,5 @@
 import { preparedQuery } from '../db/fast-path/prepared.ts';
-import { insertReturningRow } from '../db/portable.ts';
+import { hasRowLocks, insertReturningRow } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
 import type { NewUserRow, UserRow, UserUpdate } from './users.table.ts';
 
@@ -50,4 +50,30 @@ export async function setEmailVerified(db: Db, id: number, now: number): Promise
 export async function deleteUserRow(db: Db, id: number): Promise<boolean> {
   const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
   return result.numDeletedRows > 0n;
+}
+
+/** Ids of the users whose panel-access flag is set and who are not disabled (a plain, unlocked read). */
+export async function panelUserIds(db: Db): Promise<number[]> {
+  const rows = await db
+    .selectFrom('users')
+    .select('id')
+    .where('can_access_panel', '=', 1)
+    .where('disabled_at', 'is', null)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * The rows of `ids` (those that exist). With `lock`, they stay locked until the transaction ends: FOR
+ * UPDATE by primary key, in id order, so two transactions locking overlapping sets queue instead of
+ * deadlocking, and each reads the rows as the other left them.
+ */
+export function findUserRows(db: Db, ids: readonly number[], options: { lock: boolean }): Promise<UserRow[]> {
+  if (ids.length === 0) return Promise.resolve([]);
+  const query = db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .orderBy('id');
+  return (options.lock && hasRowLocks(db) ? query.forUpdate() : query).execute();
 }

@@ -142,7 +142,10 @@ await describeEachDialect(
       // Another signed-in user cannot use it; a tampered signature is 403.
       const { browser: other } = await signedInBrowser(t);
       assert.equal((await other.get(path)).statusCode, 403);
-      assert.equal((await browser.get(path.replace(/signature=./, 'signature=0'))).statusCode, 403);
+      // One hex digit changed (to '1' when it was '0': replacing it with '0' would leave 1 link in 16 intact).
+      const tampered = path.replace(/signature=(.)/, (_, c: string) => `signature=${c === '0' ? '1' : '0'}`);
+      assert.notEqual(tampered, path);
+      assert.equal((await browser.get(tampered)).statusCode, 403);
       // A guest goes to log in first, then back here.
       const guest = await t.app.inject({ url: path });
       assert.equal(guest.statusCode, 302);
@@ -209,6 +212,14 @@ await describeEachDialect(
         .executeTakeFirstOrThrow();
       assert.ok(row.pending_email === a || row.pending_email === b);
       assert.equal(row.email, user.email);
+      // No lost update: both requests are on record, the row is whole (the name both sent, the time
+      // of the change that stayed), and the address that stayed is the one whose link works below.
+      assert.equal(row.name, 'Name A');
+      assert.equal(row.pending_email_at, clock.now());
+      assert.deepEqual(await auditEvents(t, user.id, 'user.email_change_requested'), [
+        'user.email_change_requested',
+        'user.email_change_requested',
+      ]);
       const mails = await Promise.all([mailTo(a, /Confirm/), mailTo(b, /Confirm/)]);
       const works = [];
       for (const mail of mails) {
@@ -218,6 +229,12 @@ await describeEachDialect(
         works.push((await browser.get(path)).statusCode);
       }
       assert.deepEqual(works.sort(), [302, 403], 'only the link of the address that stayed pending works');
+      const after = await t.db
+        .selectFrom('users')
+        .select(['email', 'pending_email'])
+        .where('id', '=', user.id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(after, { email: row.pending_email, pending_email: null });
     });
 
     test('an address taken by another account: 422 and nothing changes', async () => {

@@ -245,6 +245,20 @@ export class HttpSession {
       { guard: this.guard, key: this.key, userId: this.userId, rememberCookie: this.#rememberCookie },
       { ip: this.request.ip, now: this.services.clock.now() },
     );
+    this.#letGo();
+  }
+
+  /**
+   * The account behind this session was deleted, and its session and remember-me rows with it (in the
+   * deletion's transaction): the browser lets go as at logout — a fresh guest id, the remember-me
+   * cookie cleared — with nothing left to delete and no logout to record for a user who is gone.
+   */
+  async forget(): Promise<void> {
+    await this.load();
+    this.#letGo();
+  }
+
+  #letGo(): void {
     this.#rememberOut = null;
     this.#stored = null;
     this.#data = {};

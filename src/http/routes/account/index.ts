@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { apiTokenRoutes } from './api-tokens.ts';
 import { browserSessionRoutes } from './browser-sessions.ts';
 import { confirmPasswordRoutes } from './confirm-password.ts';
+import { dataExportRoutes } from './data-export.ts';
+import { deleteAccountRoutes } from './delete-account.ts';
 import { accountPageRoutes } from './page.ts';
 import { passwordRoutes } from './password.ts';
 import { profileInformationRoutes } from './profile-information.ts';
@@ -21,4 +23,6 @@ export async function accountRoutes(app: FastifyInstance) {
   await app.register(twoFactorRoutes);
   await app.register(browserSessionRoutes);
   await app.register(apiTokenRoutes);
+  await app.register(dataExportRoutes);
+  await app.register(deleteAccountRoutes);
 }

@@ -122,6 +122,7 @@ export async function adminLifecycleRoutes(app: FastifyInstance) {
     if (result === 'not_found') throw new NotFoundError();
     if (result === 'self') return refuse(t('admin.flash.self_delete'), 403);
     if (result === 'owner') return refuse(t('admin.flash.owner_delete'), 403);
+    if (result === 'last_admin') return refuse(t('admin.flash.last_admin_delete'), 403);
     await services.limiter.clear(`admin-confirm:${admin.id}`);
     return finishAction(request, reply, '/admin/users', {
       kind: 'ok',

@@ -26,7 +26,7 @@ export const apiTokensSection: AccountSection = {
       html`${typeof plain === 'string' ? newToken(context, plain) : ''}
   <form method="post" action="/user/api-tokens" novalidate class="token-create">
     ${csrfField(context.csrfToken)}
-    ${input(t, state, { name: 'name', label: t('account.token_name_label'), required: true, autocomplete: 'off' })}
+    ${input(t, state, { name: 'name', id: 'field-token-name', label: t('account.token_name_label'), required: true, autocomplete: 'off' })}
     ${abilityChoices(context, account.tokenCatalogue, picked(state, account.tokenCatalogue), 'new')}
     ${expirySelect(context, state)}
     <div class="actions"><button type="submit" class="button">${t('account.create_token')}</button></div>
@@ -76,8 +76,8 @@ function expirySelect(context: AccountPageContext, state: FormState): Html {
   const option = (value: string, label: string) =>
     html`<option value="${value}"${old === value ? html` selected` : ''}>${label}</option>`;
   return html`<div class="field">
-    <label for="field-expires_in">${t('account.token_expiry')}</label>
-    <select id="field-expires_in" name="expires_in">
+    <label for="field-token-expires_in">${t('account.token_expiry')}</label>
+    <select id="field-token-expires_in" name="expires_in">
       ${option('', t('account.expiry_never'))}
       ${EXPIRY_DAYS.map((days) => option(String(days * DAY_SECONDS), t('account.expiry_days', { count: days })))}
     </select>

@@ -42,7 +42,7 @@ export const browserSessionsSection: AccountSection = {
   <form method="post" action="/user/other-browser-sessions" novalidate>
     ${csrfField(context.csrfToken)}
     <input type="hidden" name="_method" value="DELETE">
-    ${input(t, state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true, hint: t('account.other_sessions_hint') })}
+    ${input(t, state, { name: 'password', id: 'field-other-sessions-password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true, hint: t('account.other_sessions_hint') })}
     <div class="actions"><button type="submit" class="button secondary">${t('account.end_other_sessions')}</button></div>
   </form>`,
     );

@@ -1,6 +1,8 @@
 import type { AccountSection } from '../page.ts';
 import { apiTokensSection } from './api-tokens.ts';
 import { browserSessionsSection } from './browser-sessions.ts';
+import { dataExportSection } from './data-export.ts';
+import { deleteAccountSection } from './delete-account.ts';
 import { emailSection } from './email.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
@@ -18,4 +20,6 @@ export const ACCOUNT_SECTIONS: readonly AccountSection[] = [
   emailSection,
   browserSessionsSection,
   apiTokensSection,
+  dataExportSection,
+  deleteAccountSection,
 ];

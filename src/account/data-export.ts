@@ -1,0 +1,186 @@
+import { auditRowsOfUser } from '../audit/audit.repository.ts';
+import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import { type AccessTokenSettings, listAccessTokens } from '../auth/access-tokens.ts';
+import { findResetToken } from '../auth/password-resets.repository.ts';
+import { allRememberTokensOfUser } from '../auth/remember-tokens.repository.ts';
+import { listSessionsOfUser } from '../auth/sessions.repository.ts';
+import type { Db } from '../db/schema.ts';
+import { listPostsOfUser } from '../posts/posts.repository.ts';
+import { findTwoFactorRow } from '../two-factor/two-factor.repository.ts';
+import type { TwoFactorState } from '../two-factor/two-factor.ts';
+import { findUserById } from '../users/users.repository.ts';
+
+/**
+ * GET /user/export (CONTRACT §10): everything stored about a user, as one JSON document made of named
+ * parts. Each part picks its fields one by one, so a column added later is not exported by accident —
+ * and above all no secret is: no password hash, no session id or session data (it holds the CSRF
+ * secret), no token or its hash, no remember-me selector or validator, no reset-token hash, no
+ * two-factor secret or recovery code. A feature that stores something about users adds its part to
+ * EXPORT_PARTS below (passkeys: their names and dates).
+ */
+
+/** What the parts read from. */
+export interface ExportSource {
+  readonly db: Db;
+  readonly tokens: AccessTokenSettings;
+  /** Two-factor status and the number of unused recovery codes (the codes themselves never). */
+  readonly twoFactorState: (userId: number) => Promise<TwoFactorState>;
+}
+
+export interface ExportPart {
+  /** The part's key in the document. */
+  readonly name: string;
+  collect(source: ExportSource, userId: number): Promise<unknown>;
+}
+
+const iso = (ms: number | null | undefined) =>
+  ms === null || ms === undefined ? null : new Date(ms).toISOString();
+
+const profile: ExportPart = {
+  name: 'profile',
+  async collect({ db }, userId) {
+    const row = await findUserById(db, userId);
+    if (row === undefined) return null;
+    return {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      email_verified_at: iso(row.email_verified_at),
+      locale: row.locale,
+      panel_access: row.can_access_panel === 1,
+      disabled_at: iso(row.disabled_at),
+      created_at: iso(row.created_at),
+      updated_at: iso(row.updated_at),
+    };
+  },
+};
+
+const pendingEmail: ExportPart = {
+  name: 'pending_email',
+  async collect({ db }, userId) {
+    const row = await findUserById(db, userId);
+    if (row?.pending_email == null) return null;
+    return { email: row.pending_email, requested_at: iso(row.pending_email_at) };
+  },
+};
+
+const sessions: ExportPart = {
+  name: 'sessions',
+  async collect({ db }, userId) {
+    return (await listSessionsOfUser(db, userId)).map((row) => ({
+      guard: row.guard,
+      ip_address: row.ip_address,
+      user_agent: row.user_agent,
+      created_at: iso(row.created_at),
+      last_active_at: iso(row.last_activity),
+    }));
+  },
+};
+
+const rememberedDevices: ExportPart = {
+  name: 'remembered_devices',
+  async collect({ db }, userId) {
+    return (await allRememberTokensOfUser(db, userId)).map((row) => ({
+      guard: row.guard,
+      ip_address: row.ip_address,
+      user_agent: row.user_agent,
+      created_at: iso(row.created_at),
+      last_used_at: iso(row.last_used_at),
+      expires_at: iso(row.expires_at),
+    }));
+  },
+};
+
+const apiTokens: ExportPart = {
+  name: 'api_tokens',
+  async collect({ db, tokens }, userId) {
+    return (await listAccessTokens(db, tokens, userId)).map((token) => ({
+      id: token.id,
+      name: token.name,
+      abilities: token.abilities,
+      last_used_at: iso(token.lastUsedAt),
+      expires_at: iso(token.expiresAt),
+      created_at: iso(token.createdAt),
+    }));
+  },
+};
+
+const twoFactor: ExportPart = {
+  name: 'two_factor',
+  async collect({ db, twoFactorState }, userId) {
+    const row = await findTwoFactorRow(db, userId);
+    const state = await twoFactorState(userId);
+    return {
+      status: state.status,
+      enrolment_started_at: iso(row?.created_at),
+      confirmed_at: iso(row?.confirmed_at),
+      recovery_codes_left: state.recoveryCodesLeft,
+    };
+  },
+};
+
+const passwordReset: ExportPart = {
+  name: 'password_reset',
+  async collect({ db }, userId) {
+    const row = await findResetToken(db, userId);
+    return row === undefined ? null : { requested_at: iso(row.created_at) };
+  },
+};
+
+const auditEvents: ExportPart = {
+  name: 'audit_events',
+  async collect({ db }, userId) {
+    return (await auditRowsOfUser(db, userId)).map((row) => ({
+      id: row.id,
+      event: row.event,
+      actor_id: row.actor_id,
+      subject_id: row.subject_id,
+      ip_address: row.ip_address,
+      details: row.details === null ? null : (JSON.parse(row.details) as unknown),
+      created_at: iso(row.created_at),
+    }));
+  },
+};
+
+const posts: ExportPart = {
+  name: 'posts',
+  async collect({ db }, userId) {
+    return (await listPostsOfUser(db, userId)).map((post) => ({
+      id: post.id,
+      title: post.title,
+      body: post.body,
+      created_at: iso(post.created_at),
+      updated_at: iso(post.updated_at),
+    }));
+  },
+};
+
+/** The parts, in the order the document lists them. */
+export const EXPORT_PARTS: readonly ExportPart[] = [
+  profile,
+  pendingEmail,
+  sessions,
+  rememberedDevices,
+  apiTokens,
+  twoFactor,
+  passwordReset,
+  auditEvents,
+  posts,
+];
+
+/**
+ * Collects every part and records `user.exported` (who downloaded what, and from where). Null when
+ * the account no longer exists.
+ */
+export async function exportAccountData(
+  source: ExportSource,
+  userId: number,
+  audit: AuditContext,
+  parts: readonly ExportPart[] = EXPORT_PARTS,
+): Promise<Record<string, unknown> | null> {
+  const document: Record<string, unknown> = { exported_at: iso(audit.now) };
+  for (const part of parts) document[part.name] = await part.collect(source, userId);
+  if (document['profile'] === null) return null;
+  await recordAudit(source.db, 'user.exported', audit, userId, { parts: parts.map((part) => part.name) });
+  return document;
+}

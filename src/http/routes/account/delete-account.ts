@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import { accountDeletionSchema } from '../../../account/account-deletion.ts';
+import { validate, validationError } from '../../../lib/validation.ts';
+import { formRoute } from '../../form-methods.ts';
+import { expectsJson } from '../../negotiation.ts';
+import { refuseForm, validateForm } from '../../pages.ts';
+import { auditContext } from '../../request-context.ts';
+import { ACCOUNT_GUARDS, accountForm, refusePassword } from './support.ts';
+
+/** The key of a refusal that is about the account, not a field (the owner, the last admin). */
+export const ACCOUNT_ERROR = 'account';
+
+/**
+ * DELETE /user (CONTRACT §10), also as a form POST with `_method=DELETE`: the password (422 when
+ * wrong, counted like a login attempt), then everything of the account goes in one transaction
+ * (account/account-deletion.ts). This browser is signed out with it: its session and remember-me rows
+ * went in that transaction, and the cookies are replaced here. 302 / with a goodbye line (JSON 204).
+ */
+export async function deleteAccountRoutes(app: FastifyInstance) {
+  const { account } = app.services;
+  const section = 'delete-account';
+
+  // A password check like any other: inside the per-IP auth budget (CONTRACT §16).
+  const preHandler = [app.requireAuth(ACCOUNT_GUARDS), app.authBudget];
+  formRoute(app, 'DELETE', '/user', preHandler, async (request, reply) => {
+    const t = request.t;
+    const render = accountForm(request, section);
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<{ password: string }>(request.body, accountDeletionSchema, t),
+      render,
+    );
+    if (!validated.ok) return validated.reply;
+    const result = await account.deleteAccount(
+      request.identity!.user.id,
+      validated.value.password,
+      request.locale,
+      auditContext(request),
+    );
+    if (result.status === 'failed' || result.status === 'throttled') {
+      return refusePassword(request, reply, result, 'password', t('account.password_incorrect'), render);
+    }
+    if (result.status === 'owner' || result.status === 'last_admin') {
+      const message = t(result.status === 'owner' ? 'account.owner_account' : 'account.last_admin');
+      return refuseForm(request, reply, validationError({ [ACCOUNT_ERROR]: [message] }, t), render);
+    }
+    // 'deleted', or 'not_found': a concurrent request deleted it first. Gone either way.
+    const session = await request.sessionOf('web').load();
+    await session.forget();
+    if (expectsJson(request)) return reply.code(204).send();
+    session.flash('status', t('account.account_deleted'));
+    return reply.redirect('/');
+  });
+}
