@@ -3,7 +3,6 @@ import { ownerId } from '../admin/owner.ts';
 import { forgetAddresses } from '../audit/audit.repository.ts';
 import { type AuditContext, type AuditEvent, recordAudit } from '../audit/audit.ts';
 import type { Database, Db } from '../db/schema.ts';
-import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { dropUndelivered } from '../mail/outbox.repository.ts';
 import { toUser, type User } from '../users/user.ts';
@@ -13,7 +12,6 @@ import { accountDeletedMessage } from './mails.ts';
 import type { PasswordCheck } from './password-check.ts';
 
 /** DELETE /user (CONTRACT §10): the password, now. */
-export const accountDeletionSchema = { password: field.required(rules.string(), rules.max(4096)) };
 
 /** Who the account was, as the deletion found it: for listeners that must announce it (webhooks). */
 export interface DeletedAccount {

@@ -1,4 +1,5 @@
 import { abilitiesSchema, createTokenSchema } from '../../../account/api-tokens.ts';
+import { EXPORT_PARTS } from '../../../account/data-export.ts';
 import { profileSchema } from '../../../account/email-change.ts';
 import { passwordChangeSchema } from '../../../account/password-change.ts';
 import { passwordCheckSchema } from '../../../account/password-check.ts';
@@ -152,6 +153,37 @@ export function accountPaths(abilityCatalogue: readonly string[]): Record<string
         access,
         summary: 'Revoke a token',
         responses: { ...done('Revoked.'), 404: notFound },
+      },
+    },
+    '/user/export': {
+      get: {
+        tag,
+        access,
+        confirmed: true,
+        summary: 'Download everything stored about you (never a secret)',
+        responses: {
+          200: {
+            description: 'A JSON file (`Content-Disposition: attachment`), one key per part.',
+            json: { type: 'object', required: ['exported_at', ...EXPORT_PARTS.map((part) => part.name)] },
+          },
+        },
+      },
+    },
+    '/user': {
+      delete: {
+        tag,
+        access,
+        summary: 'Delete the account and everything that belongs to it; this browser is signed out',
+        body: bodySchema(passwordCheckSchema),
+        form,
+        responses: {
+          ...done('Deleted; a goodbye mail goes to the address.'),
+          422: {
+            description: 'Wrong password, or the owner / the last user with panel access (on `account`).',
+            json: ref('ValidationError'),
+          },
+          429: { description: 'Throttled (`auth.throttle` on `password`).', json: ref('Error') },
+        },
       },
     },
     '/user/two-factor-authentication': {

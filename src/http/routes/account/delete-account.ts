@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { accountDeletionSchema } from '../../../account/account-deletion.ts';
+import { passwordCheckSchema } from '../../../account/password-check.ts';
 import { validate, validationError } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
 import { expectsJson } from '../../negotiation.ts';
@@ -28,7 +28,7 @@ export async function deleteAccountRoutes(app: FastifyInstance) {
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ password: string }>(request.body, accountDeletionSchema, t),
+      () => validate<{ password: string }>(request.body, passwordCheckSchema, t),
       render,
     );
     if (!validated.ok) return validated.reply;
