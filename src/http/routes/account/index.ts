@@ -3,6 +3,7 @@ import { apiTokenRoutes } from './api-tokens.ts';
 import { browserSessionRoutes } from './browser-sessions.ts';
 import { confirmPasswordRoutes } from './confirm-password.ts';
 import { accountPageRoutes } from './page.ts';
+import { passkeyRoutes } from './passkeys.ts';
 import { passwordRoutes } from './password.ts';
 import { profileInformationRoutes } from './profile-information.ts';
 import { twoFactorRoutes } from './two-factor.ts';
@@ -19,6 +20,7 @@ export async function accountRoutes(app: FastifyInstance) {
   await app.register(profileInformationRoutes);
   await app.register(passwordRoutes);
   await app.register(twoFactorRoutes);
+  await app.register(passkeyRoutes);
   await app.register(browserSessionRoutes);
   await app.register(apiTokenRoutes);
 }

@@ -2,6 +2,7 @@ import type { AccountSection } from '../page.ts';
 import { apiTokensSection } from './api-tokens.ts';
 import { browserSessionsSection } from './browser-sessions.ts';
 import { emailSection } from './email.ts';
+import { passkeysSection } from './passkeys.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
 import { twoFactorSection } from './two-factor.ts';
@@ -15,6 +16,7 @@ export const ACCOUNT_SECTIONS: readonly AccountSection[] = [
   profileInformationSection,
   passwordSection,
   twoFactorSection,
+  passkeysSection,
   emailSection,
   browserSessionsSection,
   apiTokensSection,
