@@ -65,6 +65,8 @@ export function csrfField(token: string): Html {
 
 export interface InputOptions {
   name: string;
+  /** The element id, when a page has two fields of one name (default `field-<name>`). */
+  id?: string;
   label: string;
   type?: 'text' | 'email' | 'password' | 'search';
   autocomplete?: string;
@@ -85,7 +87,7 @@ export function input(t: Translate, state: FormState, options: InputOptions): Ht
   const { name, type = 'text' } = options;
   const error = state.errors?.[name]?.[0];
   const old = options.keepOld !== false && type !== 'password' ? state.old?.[name] : undefined;
-  const id = `field-${name}`;
+  const id = options.id ?? `field-${name}`;
   const cleared = type === 'password' && state.cleared?.includes(name) === true;
   const firstInvalid = state.errors ? Object.keys(state.errors)[0] === name : false;
   const focus = state.errors && Object.keys(state.errors).length > 0 ? firstInvalid : options.autofocus;

@@ -18,6 +18,7 @@ export function renameSection(passkeyId: number): string {
  */
 export const passkeysSection: AccountSection = {
   id: 'passkeys',
+  scripts: ['/assets/passkeys.js'],
   async render(context) {
     const { request, user } = context;
     const t = request.t;
@@ -39,7 +40,7 @@ function addForm(context: AccountPageContext, state: FormState): Html {
     <h3>${t('passkeys.add_title')}</h3>
     ${csrfField(context.csrfToken)}
     <input type="hidden" name="credential" value="">
-    ${input(t, state, { name: 'name', label: t('passkeys.name_label'), required: true, autocomplete: 'off', hint: t('passkeys.name_hint') })}
+    ${input(t, state, { name: 'name', id: 'field-passkey-name', label: t('passkeys.name_label'), required: true, autocomplete: 'off', hint: t('passkeys.name_hint') })}
     <p class="error" id="passkey-add-error" data-passkey-error role="alert"${error ? '' : html` hidden`}>${error ?? ''}</p>
     <div class="actions">
       <button type="submit" class="button" hidden>${t('passkeys.add')}</button>
