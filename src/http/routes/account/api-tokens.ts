@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { abilitiesSchema, chosenAbilities, createTokenSchema } from '../../../account/api-tokens.ts';
 import { validate } from '../../../lib/validation.ts';
 import { NotFoundError } from '../../errors.ts';

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
 import { PASSKEY_NAME_MAX } from '../../../passkeys/passkey-deps.ts';
 import type { PasskeySummary } from '../../../passkeys/passkeys.repository.ts';
