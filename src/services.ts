@@ -30,6 +30,7 @@ import type { OutboxSettings } from './mail/outbox.ts';
 import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
+import { createPasskeyService } from './passkeys/passkeys.service.ts';
 import { type RegistrationInput, registerUser } from './users/registration.ts';
 import type { User } from './users/user.ts';
 import { userFinder } from './users/user-provider.ts';
@@ -142,6 +143,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     auth,
     /** Account self-service (CONTRACT §10). */
     account,
+    /** Passkeys (CONTRACT §12): registration, sign-in, rename, delete. */
+    passkeys: createPasskeyService(config, db, mailing),
     users: {
       /** Registration; the verification mail is queued in its transaction. */
       register: (input: RegistrationInput, audit: AuditContext) =>

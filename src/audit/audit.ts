@@ -55,7 +55,14 @@ export type AuditEvent =
   | 'two_factor.recovery_codes_regenerated'
   | 'two_factor.recovery_code_used'
   | 'two_factor.challenge_failed'
-  | 'two_factor.lockout';
+  | 'two_factor.lockout'
+  // Passkeys (src/passkeys/, CONTRACT §12). A passkey sign-in itself is `login.succeeded` (method
+  // "passkey"), so everything derived from logins (webhooks, metrics) counts it as one.
+  | 'passkey.created'
+  | 'passkey.renamed'
+  | 'passkey.deleted'
+  | 'passkey.login_failed'
+  | 'passkey.clone_suspected';
 
 /** Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies). */
 export async function recordAudit(

@@ -5,6 +5,7 @@ import type { PasswordResetTokensTable } from '../auth/password-resets.table.ts'
 import type { RememberTokensTable } from '../auth/remember-tokens.table.ts';
 import type { SessionsTable } from '../auth/sessions.table.ts';
 import type { MailOutboxTable } from '../mail/outbox.table.ts';
+import type { PasskeyChallengesTable, PasskeysTable } from '../passkeys/passkeys.table.ts';
 import type { PostsTable } from '../posts/posts.table.ts';
 import type { TwoFactorCredentialsTable } from '../two-factor/two-factor.table.ts';
 import type { UsersTable } from '../users/users.table.ts';
@@ -19,6 +20,8 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   audit_log: AuditLogTable;
   two_factor_credentials: TwoFactorCredentialsTable;
+  passkeys: PasskeysTable;
+  passkey_challenges: PasskeyChallengesTable;
 }
 
 /** A connection or an open transaction: domain functions take either, so use cases decide the boundary. */

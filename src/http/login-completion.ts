@@ -15,13 +15,15 @@ export interface CompletedLogin {
   /**
    * What proved the user. A passkey is possession of a device-bound key plus (usually) the device's
    * own user verification, so it already satisfies two-factor (CONTRACT §12): a two-factor challenge
-   * applies to `password` logins only, never to `passkey` ones. `two-factor`: the password and then
-   * the challenge (two-factor-challenge.ts).
+   * applies to `password` logins, and to a `passkey` one only when the device did not verify the
+   * person (see twoFactorOwed). `two-factor`: the first factor and then the challenge
+   * (two-factor-challenge.ts).
    */
   readonly proof: 'password' | 'passkey' | 'two-factor';
   /**
-   * With proof `password`: the user has two-factor on (auth/login.ts says so), so the login waits for
-   * the challenge instead of completing.
+   * The user has two-factor on and the proof is a single factor: a `password` (auth/login.ts says so),
+   * or a `passkey` whose authenticator did not verify the person (no PIN or biometric: possession only,
+   * passkeys/authentication.ts). The login then waits for the challenge instead of completing.
    */
   readonly twoFactorOwed?: boolean;
 }
@@ -44,7 +46,7 @@ export async function completeLogin(
   login: CompletedLogin,
 ): Promise<FastifyReply> {
   const session = await request.sessionOf(login.guard).load();
-  if (login.proof === 'password' && login.twoFactorOwed) {
+  if (login.proof !== 'two-factor' && login.twoFactorOwed) {
     // Not logged in yet: the session stays a guest's (no user id, so no guard lets it in) and holds
     // the pending login (5 minutes, this browser only, the remember flag kept); the intended URL
     // stays where it is until the challenge is passed.

@@ -11,7 +11,9 @@ export type MailKind =
   | 'email-change'
   | 'email-changed'
   | 'password-updated'
-  | 'account-deleted';
+  | 'account-deleted'
+  // Passkeys (passkeys/mails.ts)
+  | 'passkey-notice';
 
 export interface MailAddress {
   readonly address: string;

@@ -116,7 +116,7 @@ describe('web pages in Chromium', { skip: chromiumSkip() }, () => {
       await tab.getByLabel('Passwort').fill('falsches-passwort');
       const [response] = await Promise.all([
         tab.waitForResponse((r) => r.url() === `${base}/login` && r.request().method() === 'POST'),
-        tab.getByRole('button', { name: 'Anmelden' }).click(),
+        tab.getByRole('button', { name: 'Anmelden', exact: true }).click(),
       ]);
       assert.equal(response.status(), 422);
       await tab.waitForLoadState();
@@ -132,7 +132,7 @@ describe('web pages in Chromium', { skip: chromiumSkip() }, () => {
       await tab.screenshot({ path: join(ARTIFACTS, 'login-failed-de.png'), fullPage: true });
 
       await tab.getByLabel('Passwort').fill(user.password);
-      await tab.getByRole('button', { name: 'Anmelden' }).click();
+      await tab.getByRole('button', { name: 'Anmelden', exact: true }).click();
       await tab.waitForURL(`${base}/dashboard`);
       assert.equal(await tab.getByRole('heading', { level: 1 }).textContent(), 'Übersicht');
       await tab.screenshot({ path: join(ARTIFACTS, 'dashboard-de.png'), fullPage: true });

@@ -51,6 +51,9 @@ const REFUSAL_AUDITS = new Set([
   'user.password_check_failed',
   'two_factor.challenge_failed',
   'two_factor.lockout',
+  // A passkey sign-in whose response did not verify (or whose counter went backwards).
+  'passkey.login_failed',
+  'passkey.clone_suspected',
 ]);
 
 const LEAK =
@@ -64,6 +67,8 @@ interface Snapshot {
   remember_tokens: number;
   password_reset_tokens: number;
   mail_outbox: number;
+  passkeys: number;
+  passkey_challenges: number;
   audit: number;
   users_updated: number;
   users_flags: number;
@@ -78,6 +83,8 @@ async function snapshot(fuzz: TestApp): Promise<Snapshot> {
       (select count(*) from remember_tokens) as remember_tokens,
       (select count(*) from password_reset_tokens) as password_reset_tokens,
       (select count(*) from mail_outbox) as mail_outbox,
+      (select count(*) from passkeys) as passkeys,
+      (select count(*) from passkey_challenges) as passkey_challenges,
       (select coalesce(max(id), 0) from audit_log) as audit,
       (select coalesce(max(updated_at), 0) from users) as users_updated,
       (select count(*) from users where email_verified_at is not null or disabled_at is not null

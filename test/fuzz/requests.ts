@@ -148,6 +148,7 @@ export const BODY_FIELDS = [
   'body',
   'remember',
   '_method',
+  'credential',
 ];
 
 const FIELDS = [...BODY_FIELDS, 'q', '_token'];

@@ -35,6 +35,8 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Tokens',
     'Code',
     'Gatehouse',
+    // The word German uses for them (Apple, Google and Microsoft alike).
+    'Passkeys',
   ],
   fr: [
     'API',

@@ -12,6 +12,7 @@ import {
   type SessionData,
   saveSessionData,
 } from '../../auth/sessions.ts';
+import { hmacSha256Hex } from '../../lib/crypto.ts';
 import type { Services } from '../../services.ts';
 import type { SessionCookies } from './session-cookies.ts';
 
@@ -138,6 +139,21 @@ export class HttpSession {
       if (stored !== null) csrfTokens.set(stored, token);
     }
     return token;
+  }
+
+  /**
+   * A value that stands for this browser's session in server-side state kept apart from the session
+   * row (passkey challenges, CONTRACT §12): an HMAC of the cookie id under APP_KEY, so a row holding it
+   * names this browser without revealing or storing the cookie. Creates the cookie id when the browser
+   * has none yet. The id changes at login (fixation defence), and with it the binding: what was bound
+   * before a login is not reachable after it.
+   */
+  binding(purpose: string): string {
+    if (this.#plainId === null) {
+      this.#plainId = newSessionId();
+      this.#sendIdCookie = true;
+    }
+    return hmacSha256Hex(this.services.config.appKey, `${purpose}:${this.guard}:${this.#plainId}`);
   }
 
   /**

@@ -18,6 +18,8 @@ export interface LayoutOptions {
    * register). Left out (error pages, the panel), the header shows no account links.
    */
   account?: Account | null;
+  /** Further scripts of our own origin this page needs (e.g. /assets/passkeys.js), deferred like app.js. */
+  scripts?: readonly string[];
 }
 
 /**
@@ -38,7 +40,7 @@ export function layout(request: FastifyRequest, options: LayoutOptions): Html {
 <link rel="icon" href="/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/assets/app.css">
 <script src="/assets/app.js" defer></script>
-</head>
+${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>\n`)}</head>
 <body class="${options.variant ?? 'web'}">
 <a class="skip-link" href="#main">${t('pages.skip_to_content')}</a>
 <header class="topbar">

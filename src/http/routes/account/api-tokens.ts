@@ -1,6 +1,5 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { abilitiesSchema, chosenAbilities, createTokenSchema } from '../../../account/api-tokens.ts';
-import { parseId } from '../../../db/ids.ts';
 import { validate } from '../../../lib/validation.ts';
 import { NotFoundError } from '../../errors.ts';
 import { formRoute } from '../../form-methods.ts';
@@ -8,16 +7,10 @@ import { expectsJson } from '../../negotiation.ts';
 import { validateForm } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
 import { tokenJson } from '../api/json.ts';
-import { ACCOUNT_GUARDS, accountDone, accountForm } from './support.ts';
+import { ACCOUNT_GUARDS, accountDone, accountForm, idParam } from './support.ts';
 
 /** The flash key carrying a new token's plaintext to the one page view that shows it. */
 export const NEW_TOKEN_FLASH = 'new_token';
-
-function tokenId(request: FastifyRequest): number {
-  const id = parseId((request.params as { id: string }).id);
-  if (id === null) throw new NotFoundError();
-  return id;
-}
 
 /**
  * GET/POST /user/api-tokens, PUT/DELETE /user/api-tokens/{id} (CONTRACT §10): tokens made in the
@@ -68,7 +61,7 @@ export async function apiTokenRoutes(app: FastifyInstance) {
   });
 
   formRoute(app, 'PUT', '/user/api-tokens/:id', [web], async (request, reply) => {
-    const id = tokenId(request);
+    const id = idParam(request);
     const validated = await validateForm(
       request,
       reply,
@@ -88,7 +81,7 @@ export async function apiTokenRoutes(app: FastifyInstance) {
   });
 
   formRoute(app, 'DELETE', '/user/api-tokens/:id', [web], async (request, reply) => {
-    const id = tokenId(request);
+    const id = idParam(request);
     const result = await account.revokeToken(request.identity!.user.id, id, auditContext(request));
     if (result === 'not_found') throw new NotFoundError();
     return accountDone(request, reply, section, request.t('account.token_revoked'));

@@ -5,6 +5,7 @@ import { confirmPasswordRoutes } from './confirm-password.ts';
 import { dataExportRoutes } from './data-export.ts';
 import { deleteAccountRoutes } from './delete-account.ts';
 import { accountPageRoutes } from './page.ts';
+import { passkeyRoutes } from './passkeys.ts';
 import { passwordRoutes } from './password.ts';
 import { profileInformationRoutes } from './profile-information.ts';
 import { twoFactorRoutes } from './two-factor.ts';
@@ -21,6 +22,7 @@ export async function accountRoutes(app: FastifyInstance) {
   await app.register(profileInformationRoutes);
   await app.register(passwordRoutes);
   await app.register(twoFactorRoutes);
+  await app.register(passkeyRoutes);
   await app.register(browserSessionRoutes);
   await app.register(apiTokenRoutes);
   await app.register(dataExportRoutes);

@@ -1,13 +1,22 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { PasswordCheck } from '../../../account/password-check.ts';
+import { parseId } from '../../../db/ids.ts';
 import type { Html } from '../../../lib/html.ts';
 import { validationError } from '../../../lib/validation.ts';
+import { NotFoundError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { formBody } from '../../request-context.ts';
 import { accountPage } from '../../views/account/page.ts';
 import { ACCOUNT_SECTIONS } from '../../views/account/sections/index.ts';
 import { type FormState, formState } from '../../views/forms.ts';
+
+/** The `{id}` of a URL as a row id; anything that cannot name a row is 404 (db/ids.ts). */
+export function idParam(request: FastifyRequest): number {
+  const id = parseId((request.params as { id?: unknown }).id);
+  if (id === null) throw new NotFoundError();
+  return id;
+}
 
 /** The guards of every /user/* route: the web session (a guest gets 302 /login, JSON 401). */
 export const ACCOUNT_GUARDS: readonly string[] = ['web'];

@@ -5,12 +5,14 @@ import { dashboardRoutes } from './dashboard.ts';
 import { emailVerificationRoutes } from './email-verification.ts';
 import { homeRoutes } from './home.ts';
 import { loginRoutes } from './login.ts';
+import { passkeyLoginRoutes } from './passkey-login.ts';
 import { passwordResetRoutes } from './password-reset.ts';
 import { registerRoutes } from './register.ts';
 
 /** The server-rendered pages of the web guard: sign-in, registration, e-mail flows, dashboard (the account page, /profile, is routes/account/). */
 export async function webRoutes(app: FastifyInstance) {
   await app.register(loginRoutes);
+  await app.register(passkeyLoginRoutes);
   await app.register(
     twoFactorChallengeRoutes({
       guard: 'web',

@@ -7,28 +7,37 @@ import { redirectIfAuthenticated, resolveIdentity } from '../../plugins/auth.ts'
 import type { FormState } from '../../views/forms.ts';
 import { loginPage } from '../../views/pages/login.ts';
 
+/**
+ * The web login page: the password form and "Sign in with a passkey" (passkey-login.ts answers with it
+ * too when a passkey sign-in fails). Under the title, where the login will continue when another site
+ * sent the visitor (forward auth).
+ */
+export async function webLoginPage(request: FastifyRequest, state: FormState) {
+  return loginPage(request, state, {
+    action: '/login',
+    guard: 'web',
+    title: request.t('pages.log_in'),
+    lead: await lead(request),
+    account: null,
+    passkeys: true,
+    links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a></p>
+  <p class="links">${request.t('pages.no_account')} <a href="/register">${request.t('pages.register')}</a></p>`,
+  });
+}
+
+async function lead(request: FastifyRequest) {
+  const intended = (await request.sessionOf('web').load()).get('intended');
+  const target =
+    typeof intended === 'string' ? request.server.services.forwardAuth.redirectTarget(intended) : null;
+  if (target === null) return request.t('pages.login_lead');
+  return request.t('forward.continue_to', { host: new URL(target).host });
+}
+
 /** GET/POST /login and POST /logout of the web guard (CONTRACT §4). */
 export async function loginRoutes(app: FastifyInstance) {
   const { config } = app.services;
   const { forwardAuth } = app.services;
-  const render = async (request: FastifyRequest, state: FormState) =>
-    loginPage(request, state, {
-      action: '/login',
-      guard: 'web',
-      title: request.t('pages.log_in'),
-      lead: await lead(request),
-      account: null,
-      links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a></p>
-  <p class="links">${request.t('pages.no_account')} <a href="/register">${request.t('pages.register')}</a></p>`,
-    });
-
-  /** The page's line under the title: where the login will continue, when another site sent the visitor. */
-  const lead = async (request: FastifyRequest) => {
-    const intended = (await request.sessionOf('web').load()).get('intended');
-    const target = typeof intended === 'string' ? forwardAuth.redirectTarget(intended) : null;
-    if (target === null) return request.t('pages.login_lead');
-    return request.t('forward.continue_to', { host: new URL(target).host });
-  };
+  const render = webLoginPage;
 
   /**
    * `/login?redirect=<absolute URL>` (CONTRACT §13, the login wall of forward auth): an allowed target

@@ -23,6 +23,8 @@ export interface AccountPageContext {
 export interface AccountSection {
   /** The element id (`/profile#<id>`), also the key of its form's errors in `failed`. */
   readonly id: string;
+  /** Scripts of our own origin the section needs (deferred; the section must work without them). */
+  readonly scripts?: readonly string[];
   render(context: AccountPageContext): Html | Promise<Html>;
 }
 
@@ -56,6 +58,7 @@ export async function accountPage(
   return layout(request, {
     title,
     account: { name: user.name, csrfToken: context.csrfToken },
+    scripts: [...new Set(sections.flatMap((section) => section.scripts ?? []))],
     body: html`<div class="page account">
   ${statusMessage(status)}
   <header class="page-header">

@@ -14,6 +14,11 @@ export interface LoginPageOptions {
   links?: Html;
   /** The header's account links (null: guest links); the panel leaves it out. */
   account?: Account | null;
+  /**
+   * Offer "Sign in with a passkey" (the web login, CONTRACT §12): a form posting to /passkeys/login
+   * that /assets/passkeys.js fills with the browser's answer, and conditional UI on the e-mail field.
+   */
+  passkeys?: boolean;
 }
 
 export async function loginPage(
@@ -33,14 +38,40 @@ export async function loginPage(
   ${statusMessage(session.flashed('status'))}
   <form method="post" action="${options.action}" novalidate>
     ${csrfField(session.csrfToken())}
-    ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: 'username', required: true, autofocus: true })}
+    ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: options.passkeys ? 'username webauthn' : 'username', required: true, autofocus: true })}
     ${input(t, state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true })}
     ${checkbox(state, 'remember', t('pages.remember_me'))}
     <div class="actions">
       <button type="submit" class="button block">${t('pages.log_in')}</button>
     </div>
   </form>
+  ${options.passkeys ? passkeyLogin(request, session.csrfToken(), state) : ''}
   ${options.links ?? ''}
 </section>`,
+    scripts: options.passkeys ? ['/assets/passkeys.js'] : [],
   });
 }
+
+/**
+ * The passkey way in: hidden until /assets/passkeys.js finds WebAuthn in the browser (without script
+ * there is nothing a person could do with it), shown at once when it comes back with an error. The
+ * script puts the browser's answer in `credential` (and the state of "Remember me" in `remember`) and
+ * submits the form, so success and failure are ordinary page answers (a redirect; 422 with the error).
+ */
+function passkeyLogin(request: FastifyRequest, csrfToken: string, state: FormState): Html {
+  const t = request.t;
+  const error = state.errors?.['credential']?.[0];
+  return html`<div class="passkey-login" data-passkey-login${error ? '' : html` hidden`}>
+    <p class="divider"><span>${t('passkeys.or')}</span></p>
+    <form method="post" action="/passkeys/login" novalidate data-options="/passkeys/login/options" data-error-cancelled="${t('passkeys.cancelled')}" data-error-failed="${t('passkeys.request_failed')}">
+      ${csrfField(csrfToken)}
+      <input type="hidden" name="credential" value="">
+      <input type="hidden" name="remember" value="">
+      <button type="submit" class="button secondary block"${error ? html` aria-describedby="passkey-login-error"` : ''}>${PASSKEY_ICON}${t('passkeys.sign_in')}</button>
+      <p class="error" id="passkey-login-error" data-passkey-error role="alert"${error ? '' : html` hidden`}>${error ?? ''}</p>
+    </form>
+  </div>`;
+}
+
+/** A key, drawn inline (markup, allowed by the CSP), decorative: the button's text names it. */
+const PASSKEY_ICON = html`<svg class="icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><circle cx="8" cy="12" r="4" fill="none" stroke="currentColor" stroke-width="2"/><path d="M12 12h9m-3 0v3m-3-3v2" fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round"/></svg>`;

@@ -4,6 +4,7 @@ import { browserSessionsSection } from './browser-sessions.ts';
 import { dataExportSection } from './data-export.ts';
 import { deleteAccountSection } from './delete-account.ts';
 import { emailSection } from './email.ts';
+import { passkeysSection } from './passkeys.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
 import { twoFactorSection } from './two-factor.ts';
@@ -17,6 +18,7 @@ export const ACCOUNT_SECTIONS: readonly AccountSection[] = [
   profileInformationSection,
   passwordSection,
   twoFactorSection,
+  passkeysSection,
   emailSection,
   browserSessionsSection,
   apiTokensSection,
