@@ -5,6 +5,7 @@ import { findResetToken } from '../auth/password-resets.repository.ts';
 import { allRememberTokensOfUser } from '../auth/remember-tokens.repository.ts';
 import { listSessionsOfUser } from '../auth/sessions.repository.ts';
 import type { Db } from '../db/schema.ts';
+import { listPasskeys } from '../passkeys/passkeys.repository.ts';
 import { listPostsOfUser } from '../posts/posts.repository.ts';
 import { findTwoFactorRow } from '../two-factor/two-factor.repository.ts';
 import type { TwoFactorState } from '../two-factor/two-factor.ts';
@@ -16,7 +17,7 @@ import { findUserById } from '../users/users.repository.ts';
  * and above all no secret is: no password hash, no session id or session data (it holds the CSRF
  * secret), no token or its hash, no remember-me selector or validator, no reset-token hash, no
  * two-factor secret or recovery code. A feature that stores something about users adds its part to
- * EXPORT_PARTS below (passkeys: their names and dates).
+ * EXPORT_PARTS below.
  */
 
 /** What the parts read from. */
@@ -142,6 +143,18 @@ const auditEvents: ExportPart = {
   },
 };
 
+// Names and dates only: the public key and the credential id identify the authenticator, not the person.
+const passkeys: ExportPart = {
+  name: 'passkeys',
+  async collect({ db }, userId) {
+    return (await listPasskeys(db, userId)).map((passkey) => ({
+      name: passkey.name,
+      created_at: iso(passkey.created_at),
+      last_used_at: iso(passkey.last_used_at),
+    }));
+  },
+};
+
 const posts: ExportPart = {
   name: 'posts',
   async collect({ db }, userId) {
@@ -163,6 +176,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   rememberedDevices,
   apiTokens,
   twoFactor,
+  passkeys,
   passwordReset,
   auditEvents,
   posts,

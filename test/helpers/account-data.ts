@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { sessionKey } from '../../src/auth/sessions.ts';
 import { sendJson, signedInBrowser } from './account.ts';
 import type { TestApp } from './app.ts';
@@ -82,6 +83,26 @@ export async function fullAccount(t: TestApp): Promise<FullAccount> {
     .selectAll()
     .where('user_id', '=', user.id)
     .executeTakeFirstOrThrow();
+  // A passkey as registration stores it: its credential id and public key identify an authenticator.
+  const passkey = {
+    credential_hash: createHash('sha256').update(`credential-${user.id}`).digest('hex'),
+    credential_id: `exported-credential-id-${user.id}`,
+    public_key: `exported-public-key-${user.id}`,
+    user_handle: `exported-user-handle-${user.id}`,
+  };
+  await db
+    .insertInto('passkeys')
+    .values({
+      user_id: user.id,
+      ...passkey,
+      counter: 7,
+      transports: '["internal"]',
+      name: 'Work laptop',
+      created_at: t.services.clock.now(),
+      updated_at: t.services.clock.now(),
+      last_used_at: null,
+    })
+    .execute();
   assert.equal(tokenRows.length, 2);
   assert.equal(rememberRows.length, 1);
   // The session, remember-me and XSRF cookies (not `locale`, whose value is a language code).
@@ -105,6 +126,7 @@ export async function fullAccount(t: TestApp): Promise<FullAccount> {
     ...twoFactor.recoveryCodes,
     credentials.secret,
     credentials.recovery_codes,
+    ...Object.values(passkey),
   ];
   return {
     user,

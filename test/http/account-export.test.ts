@@ -82,6 +82,7 @@ await describeEachDialect(
         'remembered_devices',
         'api_tokens',
         'two_factor',
+        'passkeys',
         'password_reset',
         'audit_events',
         'posts',
@@ -135,6 +136,9 @@ await describeEachDialect(
       assert.equal(data.two_factor.status, 'on');
       assert.equal(data.two_factor.recovery_codes_left, 8);
       assert.equal(data.two_factor.confirmed_at, new Date(clock.now()).toISOString());
+      assert.deepEqual(data.passkeys, [
+        { name: 'Work laptop', created_at: new Date(clock.now()).toISOString(), last_used_at: null },
+      ]);
       assert.deepEqual(Object.keys(data.password_reset), ['requested_at']);
       assert.deepEqual(
         data.posts.map((post: { title: string; body: string }) => [post.title, post.body]),

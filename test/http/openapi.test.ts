@@ -31,6 +31,7 @@ const NOT_JSON = new Set([
   'GET /admin/two-factor-required',
   'GET /assets/app.css',
   'GET /assets/app.js',
+  'GET /assets/passkeys.js',
   'GET /favicon.svg',
   'GET /favicon.ico',
 ]);

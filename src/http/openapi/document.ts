@@ -5,6 +5,7 @@ import { adminPaths } from './paths/admin.ts';
 import { apiPaths } from './paths/api.ts';
 import { browserPaths } from './paths/browser.ts';
 import { opsPaths } from './paths/ops.ts';
+import { passkeyPaths } from './paths/passkeys.ts';
 import { SCHEMAS } from './schemas.ts';
 
 export interface DocumentSettings {
@@ -28,6 +29,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     apiPaths,
     browserPaths,
     accountPaths(settings.abilityCatalogue),
+    passkeyPaths,
     adminPaths,
     opsPaths,
   ];

@@ -13,12 +13,12 @@ import { renameSection } from '../../views/account/sections/passkeys.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, idParam } from './support.ts';
 
 const nameRule = field.required(rules.line(), rules.max(PASSKEY_NAME_MAX));
-const createSchema = {
+export const passkeyCreateSchema = {
   name: nameRule,
   // Checked by the domain (passkeys/responses.ts): missing or malformed is "could not be verified".
   credential: field.optional(),
 };
-const renameSchema = { name: nameRule };
+export const passkeyRenameSchema = { name: nameRule };
 
 /** CONTRACT §12's JSON shape of one passkey. */
 export function passkeyJson(passkey: PasskeySummary) {
@@ -57,7 +57,7 @@ export async function passkeyRoutes(app: FastifyInstance) {
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ name: string; credential?: unknown }>(request.body, createSchema, t),
+      () => validate<{ name: string; credential?: unknown }>(request.body, passkeyCreateSchema, t),
       accountForm(request, section),
     );
     if (!validated.ok) return validated.reply;
@@ -84,7 +84,7 @@ export async function passkeyRoutes(app: FastifyInstance) {
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ name: string }>(request.body, renameSchema, request.t),
+      () => validate<{ name: string }>(request.body, passkeyRenameSchema, request.t),
       accountForm(request, renameSection(id)),
     );
     if (!validated.ok) return validated.reply;

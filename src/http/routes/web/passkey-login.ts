@@ -9,7 +9,7 @@ import { auditContext, formBody } from '../../request-context.ts';
 import { formState } from '../../views/forms.ts';
 import { webLoginPage } from './login.ts';
 
-const loginSchema = {
+export const passkeyLoginSchema = {
   // Its shape is the domain's business (passkeys/responses.ts): a missing or malformed credential is
   // refused like one that fails verification.
   credential: field.optional(),
@@ -48,7 +48,7 @@ export async function passkeyLoginRoutes(app: FastifyInstance) {
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ credential?: unknown; remember?: boolean }>(request.body, loginSchema, t),
+      () => validate<{ credential?: unknown; remember?: boolean }>(request.body, passkeyLoginSchema, t),
       (state) => render(request, state),
     );
     if (!validated.ok) return validated.reply;
