@@ -20,6 +20,8 @@ export interface BenchOptions {
   readonly cpuProf: string | null;
   /** Only these cases, in this order (comparing two, or profiling one hot path at a time). */
   readonly only: readonly string[] | null;
+  /** Run the service with METRICS_TOKEN set (its per-request counting on), to measure what it costs. */
+  readonly metrics: boolean;
 }
 
 /** The --only names of the cases (bench/run.ts maps them to the case names of results.json). */
@@ -42,6 +44,7 @@ export const USAGE = `Usage: npm run bench -- [options]
   --cpu-prof <dir>       run the service with --cpu-prof into <dir> and summarise the profile
   --only <cases>         only these cases, a comma list of bearer,session,login,forward,bare (e.g.
                          --only bare,forward --no-flood; with --cpu-prof: profile one hot path)
+  --metrics              run the service with METRICS_TOKEN set (Prometheus metrics on)
 
 Environment: DATABASE_URL=postgres://… or mysql://… benchmarks PostgreSQL or MySQL/MariaDB (default:
 a temporary SQLite file);
@@ -64,6 +67,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       'large-tokens': { type: 'string', default: '5000000' },
       'cpu-prof': { type: 'string' },
       only: { type: 'string' },
+      metrics: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -86,6 +90,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     largeTokens: positive('large-tokens', values['large-tokens']),
     cpuProf: values['cpu-prof'] ?? null,
     only,
+    metrics: values.metrics,
   };
 }
 

@@ -37,6 +37,8 @@ async function main(options: BenchOptions): Promise<void> {
     API_RATE_LIMIT: '0',
     IP_AUTH_LIMIT: '0',
     LOGIN_MAX_ATTEMPTS: '1000000000',
+    // --metrics: the per-request counting of GET /metrics is on (it is off without a token).
+    ...(options.metrics ? { METRICS_TOKEN: randomBytes(24).toString('base64url') } : {}),
   };
   const config = loadConfig({ ...process.env, ...serviceEnv }, { cwd: ROOT });
   const hasher = createPasswordHasher(config.hashConcurrency);
@@ -149,6 +151,7 @@ async function main(options: BenchOptions): Promise<void> {
       connections: options.connections,
       duration_s: options.duration,
       rounds: options.rounds,
+      metrics: options.metrics,
       rps_spread: Object.fromEntries([...all].map(([name, values]) => [name, values])),
       cpu_us_per_request: Object.fromEntries([...best].map(([name, m]) => [name, m.cpu_us_per_req])),
       // null when the login case was not run (--only without login)

@@ -13,6 +13,7 @@ import { corsPlugin } from './http/plugins/cors.ts';
 import { csrfPlugin } from './http/plugins/csrf.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
 import { i18nPlugin } from './http/plugins/i18n.ts';
+import { metricsPlugin } from './http/plugins/metrics.ts';
 import { requestLogPlugin } from './http/plugins/request-log.ts';
 import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
 import { sessionPlugin } from './http/plugins/session.ts';
@@ -83,6 +84,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(csrfPlugin);
   await app.register(corsPlugin);
   await app.register(requestLogPlugin);
+  await app.register(metricsPlugin);
   await app.register(routes);
   for (const plugin of options.plugins ?? []) await app.register(plugin);
 

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
+import { type OperationsConfig, operationsConfig } from './config/operations.ts';
 import {
   boolean,
   DEFAULT_DATABASE,
@@ -30,7 +31,7 @@ import { deepFreeze } from './lib/deep-freeze.ts';
 export { ConfigError } from './config/parsers.ts';
 
 /** The whole service configuration: read once from the environment, validated, frozen. */
-export interface Config {
+export interface Config extends OperationsConfig {
   readonly host: string;
   readonly port: number;
   readonly appName: string;
@@ -202,6 +203,7 @@ export function loadConfig(
       .filter(Boolean),
     forwardAuthDomains: forwardAuthDomains(read('FORWARD_AUTH_DOMAINS')),
     sessionDomain: sessionDomain(read('SESSION_DOMAIN'), new URL(appUrl).hostname),
+    ...operationsConfig(read),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no
   // key file (and no "generated a key" warning) is left behind.

@@ -19,8 +19,10 @@ export async function serve(): Promise<void> {
   await migrateToLatest(services.database.db);
   const app = await buildApp(services);
   await app.listen({ host: config.host, port: config.port });
-  // Mail leaves through the outbox; the worker stops in app.close() (services.close) before the database.
+  // Mail and webhook events leave through their outboxes; the workers stop in app.close()
+  // (services.close) before the database.
   services.outbox.start(app.log);
+  services.webhooks.worker?.start(app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   process.stdout.write(

@@ -26,14 +26,17 @@ import { createI18n } from './i18n/i18n.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createMailing } from './mail/mailing.ts';
-import type { OutboxSettings } from './mail/outbox.ts';
 import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
+import { createMetrics } from './metrics/metrics.ts';
+import { countPending } from './outbox/leased-rows.ts';
+import type { OutboxSettings } from './outbox/retry.ts';
 import { createPasskeyService } from './passkeys/passkeys.service.ts';
 import { type RegistrationInput, registerUser } from './users/registration.ts';
 import type { User } from './users/user.ts';
 import { userFinder } from './users/user-provider.ts';
+import { createWebhooks } from './webhooks/webhooks.service.ts';
 
 export interface ServiceOverrides {
   clock?: Clock;
@@ -41,6 +44,8 @@ export interface ServiceOverrides {
   database?: DatabaseHandle;
   mailer?: Transport;
   outbox?: Partial<OutboxSettings>;
+  /** The webhook worker's schedule (tests shorten the retries). */
+  webhooks?: Partial<OutboxSettings>;
   /** Replaces the guard/provider configuration (auth/auth.config.ts). */
   authConfig?: AuthConfig;
   /** Extra guard and provider drivers, for guards the built-in drivers do not cover. */
@@ -81,6 +86,22 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     settings: overrides.outbox,
   });
   const mailing = createMailing(config, i18n, outbox);
+  // Events are written by recordAudit in each change's transaction (AuditContext.webhooks, set at the
+  // edge); server.ts starts the worker.
+  const webhooks = createWebhooks({
+    config: config.webhooks,
+    db,
+    dialect: database.dialect,
+    clock,
+    settings: overrides.webhooks,
+  });
+
+  // METRICS_TOKEN: counters the HTTP layer and the auth use cases feed, gauges read at scrape time.
+  const metrics = createMetrics(config.metricsToken !== null, {
+    mailOutboxPending: () => countPending(db, 'mail_outbox'),
+    webhookOutboxPending: () => countPending(db, 'webhook_outbox'),
+    passwordHashQueue: () => hasher.queued(),
+  });
 
   // Every authenticated request reads its token, user and session by key: kept while the database
   // reports no change (a revocation, a disabled account or a logout is a commit, seen at once).
@@ -107,10 +128,11 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     lookups,
     guardDrivers: overrides.guardDrivers,
     providerDrivers: overrides.providerDrivers,
+    metrics,
   });
 
-  // One account deletion behind both doors (DELETE /user and the panel). A listener that must write
-  // in the deletion's transaction (a user.deleted webhook) is given as `afterDelete` here.
+  // One account deletion behind both doors (DELETE /user and the panel); its user.deleted webhook is
+  // written by its audit (account/account-deletion.ts).
   const deletion: AccountDeletionDeps = { db, mailing, canAccessPanel: auth.canAccessPanel };
   const account = createAccountService({
     config,
@@ -140,11 +162,15 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     mailer,
     outbox,
     mailing,
+    /** Prometheus metrics (CONTRACT §14); a no-op without METRICS_TOKEN. */
+    metrics,
+    /** Webhooks (CONTRACT §14): the event sink for audit contexts, the worker, the panel's deliveries. */
+    webhooks,
     auth,
     /** Account self-service (CONTRACT §10). */
     account,
     /** Passkeys (CONTRACT §12): registration, sign-in, rename, delete. */
-    passkeys: createPasskeyService(config, db, mailing),
+    passkeys: createPasskeyService(config, db, mailing, metrics.login),
     users: {
       /** Registration; the verification mail is queued in its transaction. */
       register: (input: RegistrationInput, audit: AuditContext) =>
@@ -187,6 +213,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     async close() {
       // First: the worker may be writing a delivery result, which needs the database.
       await outbox.stop();
+      await webhooks.close();
       mailer.close();
       await store.close();
       if (redis?.status === 'wait') redis.disconnect();

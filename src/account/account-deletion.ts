@@ -13,24 +13,11 @@ import type { PasswordCheck } from './password-check.ts';
 
 /** DELETE /user (CONTRACT §10): the password, now. */
 
-/** Who the account was, as the deletion found it: for listeners that must announce it (webhooks). */
-export interface DeletedAccount {
-  readonly id: number;
-  readonly email: string;
-  readonly name: string;
-}
-
 export interface AccountDeletionDeps {
   readonly db: Kysely<Database>;
   readonly mailing: Mailing;
   /** The panel-access check (auth/panel-access.ts): who counts towards "the last admin". */
   readonly canAccessPanel: (user: User) => boolean;
-  /**
-   * Runs inside the deletion's transaction, after the rows are gone, with the id, address and name
-   * the audit trail no longer keeps. This is where a `user.deleted` webhook is written durably with
-   * its data (CONTRACT §14): the audit row of the deletion carries no address (CONTRACT §10).
-   */
-  readonly afterDelete?: (trx: Db, account: DeletedAccount, audit: AuditContext) => Promise<void>;
 }
 
 /** How a deletion came about: its audit event, and the goodbye mail's language (null: no mail). */
@@ -68,6 +55,9 @@ export async function deleteAccount(
     const addresses = row.pending_email === null ? [row.email] : [row.email, row.pending_email];
     await forgetAddresses(trx, userId, addresses);
     for (const address of addresses) await dropUndelivered(trx, address);
+    // Audited before the row goes: the user.deleted webhook event (CONTRACT §14) is written by
+    // recordAudit in this transaction and reads the account's address and name from the row.
+    await recordAudit(trx, door.event, audit, userId);
     await deleteUserRow(trx, userId);
     if (door.goodbyeLocale !== null) {
       // CONTRACT §16: a mail to an address never verified carries no user-chosen text (the name).
@@ -81,8 +71,6 @@ export async function deleteAccount(
         ),
       );
     }
-    await deps.afterDelete?.(trx, { id: row.id, email: row.email, name: row.name }, audit);
-    await recordAudit(trx, door.event, audit, userId);
     return 'deleted';
   });
   if (result === 'deleted' && door.goodbyeLocale !== null) deps.mailing.queue.wake();

@@ -1,10 +1,16 @@
 import type { Db } from '../db/schema.ts';
+import type { WebhookSink } from '../webhooks/webhook-outbox.ts';
 
 /** Who caused an event and from where; passed from the edge into every use case that audits. */
 export interface AuditContext {
   readonly actorId?: number | null;
   readonly ip?: string | null;
   readonly now: number;
+  /**
+   * Where the events this change reports go (webhooks/, CONTRACT §14): set at the edge (the request
+   * context, the CLI) when WEBHOOK_URLS has endpoints. Use cases only pass the context on.
+   */
+  readonly webhooks?: WebhookSink | null;
 }
 
 export type AuditEvent =
@@ -62,9 +68,18 @@ export type AuditEvent =
   | 'passkey.renamed'
   | 'passkey.deleted'
   | 'passkey.login_failed'
-  | 'passkey.clone_suspected';
+  | 'passkey.clone_suspected'
+  // Webhooks (src/webhooks/, CONTRACT §14): an administrator made a delivery due again.
+  | 'admin.webhook.retried';
 
-/** Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies). */
+/**
+ * Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies).
+ *
+ * The single door of webhook events too: a change that audits an event webhooks/webhook-events.ts
+ * reports writes the event in the same transaction (one is opened when `db` is not one), so a
+ * receiver hears of exactly the changes that committed. A use case that deletes a user records its
+ * event before the row goes, so the event still carries the e-mail and name.
+ */
 export async function recordAudit(
   db: Db,
   event: AuditEvent,
@@ -72,6 +87,10 @@ export async function recordAudit(
   subjectId: number | null,
   details?: Record<string, unknown>,
 ): Promise<void> {
+  const webhooks = context.webhooks?.reports(event) ? context.webhooks : null;
+  if (webhooks && !db.isTransaction) {
+    return db.transaction().execute((trx) => recordAudit(trx, event, context, subjectId, details));
+  }
   await db
     .insertInto('audit_log')
     .values({
@@ -83,4 +102,11 @@ export async function recordAudit(
       created_at: context.now,
     })
     .execute();
+  await webhooks?.record(db, {
+    event,
+    actorId: context.actorId ?? null,
+    subjectId,
+    details: details ?? {},
+    now: context.now,
+  });
 }

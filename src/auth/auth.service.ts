@@ -48,6 +48,7 @@ import {
   type UserProvider,
 } from './guards.ts';
 import { attemptLogin, type LoginChannel, type LoginDeps, recordLoginSucceeded } from './login.ts';
+import { type LoginMeter, metered } from './login-outcome.ts';
 import { panelAccessCheck } from './panel-access.ts';
 import { checkResetLink, type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -87,6 +88,11 @@ export interface AuthServiceDeps {
   /** Drivers for guards and providers the built-in ones do not cover. */
   readonly guardDrivers?: Readonly<Record<string, GuardDriver>>;
   readonly providerDrivers?: Readonly<Record<string, ProviderDriver>>;
+  /** Where login attempts and bearer checks are counted (metrics/metrics.ts); nowhere by default. */
+  readonly metrics?: {
+    readonly login: LoginMeter;
+    readonly tokenAuthentication: (ok: boolean) => void;
+  };
 }
 
 /**
@@ -101,7 +107,11 @@ export function createAuthService(deps: AuthServiceDeps) {
   // session cookie), the CSRF plugin (demands the XSRF header) and CORS (grants credentials).
   const stateful = statefulDomains(config.statefulDomains);
   const canAccessPanel = panelAccessCheck(config.panelEmailDomains);
-  const tokenDriver = tokenGuardDriver((plain) => resolveAccessToken({ db, clock, ...lookups }, plain));
+  const meter: LoginMeter = deps.metrics?.login ?? (() => {});
+  const tokenDriver = tokenGuardDriver(
+    (plain) => resolveAccessToken({ db, clock, ...lookups }, plain),
+    deps.metrics?.tokenAuthentication,
+  );
   const { guards, providers } = createGuards(
     deps.authConfig,
     {
@@ -159,9 +169,15 @@ export function createAuthService(deps: AuthServiceDeps) {
     sessionLifetimes: lifetimes,
     lifetimesOf,
 
-    /** A login through `channel` (the guard of the same name: web, admin, api). */
-    login: (channel: LoginChannel, input: { email: string; password: string }, audit: AuditContext) =>
-      attemptLogin(login, providerOf(channel), channel, input, audit),
+    /**
+     * A login through `channel` (the guard of the same name: web, admin, api). This and the two other
+     * doors below (the challenge, the token login) count each attempt once (`metered`).
+     */
+    login: async (channel: LoginChannel, input: { email: string; password: string }, audit: AuditContext) =>
+      metered(meter, channel, await attemptLogin(login, providerOf(channel), channel, input, audit)),
+
+    /** Counts a login attempt refused before any check (the per-IP budget, CONTRACT §16). */
+    countRefusedLogin: (guard: string) => meter(guard, 'throttled'),
 
     /** The audit row of a login completed after its second factor (login.ts). */
     recordLoginSucceeded: (channel: LoginChannel, userId: number, audit: AuditContext) =>
@@ -180,12 +196,12 @@ export function createAuthService(deps: AuthServiceDeps) {
       regenerate: (userId: number, audit: AuditContext) => regenerateRecoveryCodes(challenge, userId, audit),
       disable: (user: Someone, by: DisabledBy, audit: AuditContext) =>
         disableTwoFactor(challenge, user, by, audit),
-      challenge: (
+      challenge: async (
         user: User,
         proof: Proof,
         attempt: { channel: 'web' | 'admin' | 'api'; pendingId: string | null },
         audit: AuditContext,
-      ) => passChallenge(challenge, user, proof, attempt, audit),
+      ) => metered(meter, attempt.channel, await passChallenge(challenge, user, proof, attempt, audit)),
       /** The second-factor check alone, without the challenge's throttle (callers that throttle). */
       verify: (user: Someone, proof: Proof, audit: AuditContext) =>
         verifySecondFactor(challenge, user, proof, audit),
@@ -193,8 +209,12 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     tokens: {
       settings: tokens,
-      issueWithPassword: (input: TokenLoginInput, audit: AuditContext) =>
-        issueTokenWithPassword({ ...login, tokens, challenge }, providerOf('api'), input, audit),
+      issueWithPassword: async (input: TokenLoginInput, audit: AuditContext) =>
+        metered(
+          meter,
+          'api',
+          await issueTokenWithPassword({ ...login, tokens, challenge }, providerOf('api'), input, audit),
+        ),
       list: (userId: number) => listAccessTokens(db, tokens, userId),
       revoke: (userId: number, filter: RevokeFilter, audit: AuditContext) =>
         revokeAccessTokens(db, userId, filter, audit),

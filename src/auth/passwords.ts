@@ -13,6 +13,8 @@ export interface PasswordHasher {
   rehash(stored: string, password: string): Promise<string>;
   /** Spends the time of one verification against a hash nobody has, so unknown accounts cost the same. */
   burn(password: string): Promise<void>;
+  /** How many hashes and checks are waiting for a thread now (gatehouse_password_hash_queue). */
+  queued(): number;
 }
 
 export interface Argon2Params {
@@ -78,5 +80,6 @@ export function createPasswordHasher(
       dummy ??= pool.run(() => argon2Hash(randomToken()));
       await verify(await dummy, password);
     },
+    queued: () => pool.pending,
   };
 }

@@ -4,17 +4,21 @@ import { bearerFrom } from './token-format.ts';
 
 /**
  * The `token` driver: `Authorization: Bearer <id>|<secret>`. A token in the query string is ignored.
- * `resolve` turns the plaintext into a live token or null (auth/access-tokens.ts resolveAccessToken).
+ * `resolve` turns the plaintext into a live token or null (auth/access-tokens.ts resolveAccessToken);
+ * `observe` hears whether a presented token let its user in (gatehouse_token_authentications_total).
  */
-export function tokenGuardDriver(resolve: (plain: string) => Promise<AccessToken | null>): GuardDriver {
+export function tokenGuardDriver(
+  resolve: (plain: string) => Promise<AccessToken | null>,
+  observe: (ok: boolean) => void = () => {},
+): GuardDriver {
   return (name, _config, provider) => {
     const authenticate = async (request: Parameters<ReturnType<GuardDriver>['authenticate']>[0]) => {
       const plain = bearerFrom(request.header('authorization'));
       if (plain === null) return null;
       const token = await resolve(plain);
-      if (token === null) return null;
-      const user = await provider.retrieveById(token.userId);
-      return user === null ? null : ({ guard: name, user, token } satisfies Identity);
+      const user = token === null ? null : await provider.retrieveById(token.userId);
+      observe(user !== null);
+      return user === null ? null : ({ guard: name, user, token: token! } satisfies Identity);
     };
     return {
       name,

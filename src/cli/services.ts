@@ -1,3 +1,4 @@
+import type { AuditContext } from '../audit/audit.ts';
 import { type Config, loadConfig } from '../config.ts';
 import { migrateToLatest } from '../db/migrator.ts';
 import { createServices, type Services } from '../services.ts';
@@ -21,4 +22,12 @@ export async function withServices<T>(
   } finally {
     await services.close();
   }
+}
+
+/**
+ * What a command's changes are audited with: no actor, no address. Its webhook events go into the
+ * outbox like the server's; a running server's worker delivers them.
+ */
+export function commandAudit(services: Pick<Services, 'clock' | 'webhooks'>): AuditContext {
+  return { actorId: null, ip: null, now: services.clock.now(), webhooks: services.webhooks.sink };
 }

@@ -3,10 +3,12 @@ import type { AuditContext } from '../audit/audit.ts';
 
 /** Who is acting, from where, and when: what every use case that writes an audit row is given. */
 export function auditContext(request: FastifyRequest): AuditContext {
+  const { clock, webhooks } = request.server.services;
   return {
     ip: request.ip,
-    now: request.server.services.clock.now(),
+    now: clock.now(),
     actorId: request.identity?.user.id ?? null,
+    webhooks: webhooks.sink,
   };
 }
 

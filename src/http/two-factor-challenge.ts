@@ -61,67 +61,71 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
     });
 
     // The per-IP budget of every password, code or passkey check (CONTRACT §16), before any work.
-    app.post(path, { preHandler: app.authBudget }, async (request, reply) => {
-      const t = request.t;
-      const session = await request.sessionOf(options.guard).load();
-      const pending = livePendingLogin(session.get(PENDING_LOGIN_KEY), clock.now());
-      if (pending === null) return expired(request, reply);
-      const provider = auth.providerOf(options.guard);
-      const user = await provider.retrieveById(pending.userId);
-      // Disabled (or lost panel access) while the challenge was open: the pending login dies with it.
-      if (user === null || !provider.accepts(user)) return expired(request, reply);
+    app.post(
+      path,
+      { preHandler: app.authBudget, config: { loginGuard: options.guard } },
+      async (request, reply) => {
+        const t = request.t;
+        const session = await request.sessionOf(options.guard).load();
+        const pending = livePendingLogin(session.get(PENDING_LOGIN_KEY), clock.now());
+        if (pending === null) return expired(request, reply);
+        const provider = auth.providerOf(options.guard);
+        const user = await provider.retrieveById(pending.userId);
+        // Disabled (or lost panel access) while the challenge was open: the pending login dies with it.
+        if (user === null || !provider.accepts(user)) return expired(request, reply);
 
-      const validated = await validateForm(
-        request,
-        reply,
-        () => validate<{ code?: string; recovery_code?: string }>(request.body, challengeSchema, t),
-        (state) => render(request, state),
-      );
-      if (!validated.ok) return validated.reply;
-      const input = validated.value;
-      const proof: Proof | null =
-        input.code !== undefined
-          ? { code: input.code }
-          : input.recovery_code !== undefined
-            ? { recoveryCode: input.recovery_code }
-            : null;
-      const field =
-        proof !== null && 'recoveryCode' in proof
-          ? 'recovery_code'
-          : recoveryMode(request)
+        const validated = await validateForm(
+          request,
+          reply,
+          () => validate<{ code?: string; recovery_code?: string }>(request.body, challengeSchema, t),
+          (state) => render(request, state),
+        );
+        if (!validated.ok) return validated.reply;
+        const input = validated.value;
+        const proof: Proof | null =
+          input.code !== undefined
+            ? { code: input.code }
+            : input.recovery_code !== undefined
+              ? { recoveryCode: input.recovery_code }
+              : null;
+        const field =
+          proof !== null && 'recoveryCode' in proof
             ? 'recovery_code'
-            : 'code';
-      const refuse = async (message: string, status: number) => {
-        const error = validationError({ [field]: [message] }, t);
-        if (expectsJson(request))
-          return reply.code(status).send({ message: error.summary, errors: error.errors });
-        return sendPage(reply, await render(request, formState(formBody(request), error.errors)), status);
-      };
-      if (proof === null) {
-        const attribute = t(field === 'code' ? 'two_factor.code' : 'two_factor.recovery_code');
-        return refuse(t('validation.required', { attribute }), 422);
-      }
+            : recoveryMode(request)
+              ? 'recovery_code'
+              : 'code';
+        const refuse = async (message: string, status: number) => {
+          const error = validationError({ [field]: [message] }, t);
+          if (expectsJson(request))
+            return reply.code(status).send({ message: error.summary, errors: error.errors });
+          return sendPage(reply, await render(request, formState(formBody(request), error.errors)), status);
+        };
+        if (proof === null) {
+          const attribute = t(field === 'code' ? 'two_factor.code' : 'two_factor.recovery_code');
+          return refuse(t('validation.required', { attribute }), 422);
+        }
 
-      const audit = auditContext(request);
-      const result = await auth.twoFactor.challenge(
-        user,
-        proof,
-        { channel: options.guard, pendingId: pending.id },
-        audit,
-      );
-      if (result.status === 'throttled') {
-        reply.header('retry-after', String(result.retryAfterSeconds));
-        return refuse(t('auth.throttle', { seconds: result.retryAfterSeconds }), 429);
-      }
-      if (result.status === 'invalid') return refuse(t(`two_factor.${field}_invalid`), 422);
-      await auth.recordLoginSucceeded(options.guard, user.id, { ...audit, actorId: user.id });
-      return completeLogin(request, reply, {
-        guard: options.guard,
-        user,
-        remember: pending.remember,
-        fallback: options.fallback,
-        proof: 'two-factor',
-      });
-    });
+        const audit = auditContext(request);
+        const result = await auth.twoFactor.challenge(
+          user,
+          proof,
+          { channel: options.guard, pendingId: pending.id },
+          audit,
+        );
+        if (result.status === 'throttled') {
+          reply.header('retry-after', String(result.retryAfterSeconds));
+          return refuse(t('auth.throttle', { seconds: result.retryAfterSeconds }), 429);
+        }
+        if (result.status === 'invalid') return refuse(t(`two_factor.${field}_invalid`), 422);
+        await auth.recordLoginSucceeded(options.guard, user.id, { ...audit, actorId: user.id });
+        return completeLogin(request, reply, {
+          guard: options.guard,
+          user,
+          remember: pending.remember,
+          fallback: options.fallback,
+          proof: 'two-factor',
+        });
+      },
+    );
   };
 }

@@ -1,21 +1,16 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
+import type { LeasedColumns } from '../outbox/leased-rows.ts';
 
-export interface MailOutboxTable {
-  id: Generated<number>;
+/**
+ * Mail waiting to be sent, and sent or given-up mail kept a while for diagnostics. `payload` is the
+ * rendered message, AES-256-GCM encrypted with a key derived from APP_KEY (it may hold a reset link);
+ * `last_error` is an SMTP reply or error code, never message content. A mail is given up (`failed_at`)
+ * on a permanent SMTP refusal, or when retried past the queue lifetime.
+ */
+export interface MailOutboxTable extends LeasedColumns {
   /** What kind of mail (verify-email, reset-password, …), for diagnostics only. */
   kind: string;
   recipient: string;
-  /** The rendered message, AES-256-GCM encrypted with a key derived from APP_KEY: it may hold a reset link. */
-  payload: string;
-  attempts: number;
-  available_at: number;
-  locked_until: number | null;
-  sent_at: number | null;
-  /** Set when delivery was given up (a permanent SMTP refusal, or retried past the queue lifetime). */
-  failed_at: number | null;
-  /** Why the last attempt failed: an SMTP reply or error code, never message content or secrets. */
-  last_error: string | null;
-  created_at: number;
 }
 
 export type OutboxRow = Selectable<MailOutboxTable>;

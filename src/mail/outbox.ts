@@ -1,5 +1,6 @@
 import type { Db } from '../db/schema.ts';
 import { DAY, HOUR, MINUTE } from '../lib/clock.ts';
+import type { OutboxSettings } from '../outbox/retry.ts';
 import { checkMessage, type MailMessage } from './message.ts';
 import { insertOutboxRow } from './outbox.repository.ts';
 import type { PayloadCipher } from './payload-cipher.ts';
@@ -46,21 +47,7 @@ export function openPayload(cipher: PayloadCipher, payload: string): MailMessage
   return checkMessage(message);
 }
 
-export interface OutboxSettings {
-  /** How often the worker looks for rows due from other instances or retries. */
-  readonly pollIntervalMs: number;
-  readonly batchSize: number;
-  /** How long a claim is ours; far longer than one SMTP exchange (three 10 s timeouts). */
-  readonly leaseMs: number;
-  /** First retry delay; doubles per attempt up to retryMaxMs, with jitter. */
-  readonly retryBaseMs: number;
-  readonly retryMaxMs: number;
-  /** Like an MTA's queue lifetime: a mail still undeliverable after this long is given up. */
-  readonly maxAgeMs: number;
-  /** Sent and failed rows are deleted after this long. */
-  readonly retentionMs: number;
-}
-
+/** Like an MTA's: retried for five days (maxAgeMs), then given up. */
 export const DEFAULT_OUTBOX_SETTINGS: OutboxSettings = {
   pollIntervalMs: 1000,
   batchSize: 20,
@@ -71,12 +58,4 @@ export const DEFAULT_OUTBOX_SETTINGS: OutboxSettings = {
   retentionMs: 7 * DAY,
 };
 
-/**
- * Exponential backoff with "equal jitter": half the delay fixed, half random, so the mails queued
- * during one outage do not all hit the recovering server in the same second.
- */
-export function retryDelay(attempts: number, settings: OutboxSettings, random = Math.random): number {
-  const exponent = Math.min(Math.max(attempts - 1, 0), 30);
-  const delay = Math.min(settings.retryMaxMs, settings.retryBaseMs * 2 ** exponent);
-  return Math.round(delay / 2 + random() * (delay / 2));
-}
+export type { OutboxSettings };

@@ -12,14 +12,8 @@ export interface SendResult {
   readonly file?: string;
 }
 
-/** The subset of pino's API the mail code logs through (Fastify's app.log fits). */
-export interface MailLog {
-  info(details: object, message: string): void;
-  warn(details: object, message: string): void;
-  error(details: object, message: string): void;
-}
-
-export const silentLog: MailLog = { info() {}, warn() {}, error() {} };
+/** What the mail code logs through (Fastify's app.log fits). */
+export type { Log as MailLog } from '../lib/log.ts';
 
 export interface Transport {
   readonly name: 'smtp' | 'log';

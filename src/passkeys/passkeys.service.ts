@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AuditContext } from '../audit/audit.ts';
 import type { UserProvider } from '../auth/guards.ts';
+import type { LoginMeter } from '../auth/login-outcome.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
@@ -16,10 +17,15 @@ type Owner = Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>;
 
 /**
  * Passkeys (CONTRACT §12), each use case with its dependencies bound once: registration, sign-in,
- * rename, delete. The relying party is APP_URL's (origin and hostname). Built by services.ts; the HTTP
+ * rename, delete; sign-ins are counted by `meter`. The relying party is APP_URL's (origin and hostname). Built by services.ts; the HTTP
  * layer passes the browser session's binding (HttpSession.bindingFor) and the web guard's provider.
  */
-export function createPasskeyService(config: Config, db: Kysely<Database>, mailing: Mailing) {
+export function createPasskeyService(
+  config: Config,
+  db: Kysely<Database>,
+  mailing: Mailing,
+  meter: LoginMeter = () => {},
+) {
   const deps: PasskeyDeps = {
     db,
     mailing,
@@ -42,8 +48,17 @@ export function createPasskeyService(config: Config, db: Kysely<Database>, maili
     delete: (user: Owner, passkeyId: number, audit: AuditContext) =>
       deletePasskey(deps, user, passkeyId, audit),
     loginOptions: (sessionBinding: string, now: number) => loginOptions(deps, sessionBinding, now),
-    login: (provider: UserProvider, credential: unknown, sessionBinding: string, audit: AuditContext) =>
-      verifyPasskeyLogin(deps, provider, credential, sessionBinding, audit),
+    /** A passkey sign-in, counted like any other login attempt of the web guard (gatehouse_logins_total). */
+    login: async (
+      provider: UserProvider,
+      credential: unknown,
+      sessionBinding: string,
+      audit: AuditContext,
+    ) => {
+      const result = await verifyPasskeyLogin(deps, provider, credential, sessionBinding, audit);
+      meter('web', result.status === 'failed' ? 'failed' : result.twoFactorOwed ? 'two_factor' : 'success');
+      return result;
+    },
   };
 }
 

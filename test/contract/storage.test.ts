@@ -5,9 +5,11 @@ import { deleteTokens, insertToken } from '../../src/auth/access-tokens.reposito
 import { storeResetToken } from '../../src/auth/password-resets.repository.ts';
 import { insertSessionRowIfAbsent } from '../../src/auth/sessions.repository.ts';
 import { isUniqueViolation } from '../../src/db/errors.ts';
-import { claimDueRows, insertOutboxRow } from '../../src/mail/outbox.repository.ts';
+import { insertOutboxRow } from '../../src/mail/outbox.repository.ts';
+import { claimDueRows } from '../../src/outbox/leased-rows.ts';
 import { insertPost } from '../../src/posts/posts.repository.ts';
 import { insertUser, updateUser } from '../../src/users/users.repository.ts';
+import { insertWebhookRows } from '../../src/webhooks/webhook-outbox.repository.ts';
 import { describeEachDialect } from '../helpers/app.ts';
 
 /**
@@ -192,7 +194,9 @@ await describeEachDialect('storage contract', (ctx) => {
     }
     const dialect = services.database.dialect;
     const claims = await Promise.all(
-      Array.from({ length: 4 }, () => claimDueRows(services.database.db, dialect, now, 120_000, 10)),
+      Array.from({ length: 4 }, () =>
+        claimDueRows(services.database.db, dialect, 'mail_outbox', now, 120_000, 10),
+      ),
     );
     const claimed = claims.flat().filter((row) => ids.includes(row.id));
     assert.equal(new Set(claimed.map((r) => r.id)).size, claimed.length, 'no row claimed twice');
@@ -201,5 +205,54 @@ await describeEachDialect('storage contract', (ctx) => {
       assert.equal(row.locked_until, now + 120_000);
       assert.equal(row.attempts, 1);
     }
+  });
+
+  test('claims scoped to one webhook endpoint take only its rows, and never one row twice', async () => {
+    const { db, services } = ctx();
+    const now = Date.now() + 3_600_000;
+    const row = (i: number, endpoint: 'a' | 'b') => ({
+      message_id: `msg_storage_${i}`,
+      type: 'user.login',
+      endpoint_hash: endpoint.repeat(64),
+      endpoint: `http://${endpoint}.example/hooks`,
+      payload: '{}',
+      attempts: 0,
+      available_at: now - 1000,
+      locked_until: null,
+      sent_at: null,
+      failed_at: null,
+      last_status: null,
+      last_error: null,
+      created_at: now - 1000,
+    });
+    await insertWebhookRows(db, [
+      ...Array.from({ length: 10 }, (_, i) => row(i, 'a')),
+      ...Array.from({ length: 10 }, (_, i) => row(i, 'b')),
+    ]);
+    const dialect = services.database.dialect;
+    const claimed: Awaited<ReturnType<typeof claimDueRows<'webhook_outbox'>>> = [];
+    // Rounds of four concurrent claims, two per endpoint: MySQL may skip a row another claim's scan
+    // has locked, which the next round takes.
+    for (let round = 0; round < 5 && claimed.length < 20; round++) {
+      const claims = await Promise.all(
+        (['a', 'a', 'b', 'b'] as const).map(async (endpoint) => ({
+          endpoint,
+          rows: await claimDueRows(services.database.db, dialect, 'webhook_outbox', now, 60_000, 6, {
+            column: 'endpoint_hash',
+            value: endpoint.repeat(64),
+          }),
+        })),
+      );
+      for (const { endpoint, rows } of claims) {
+        assert.ok(rows.length <= 6, 'never more than the limit');
+        assert.ok(
+          rows.every((r) => r.endpoint_hash === endpoint.repeat(64)),
+          'only the scope is claimed',
+        );
+        claimed.push(...rows);
+      }
+    }
+    assert.equal(new Set(claimed.map((r) => r.id)).size, claimed.length, 'no row claimed twice');
+    assert.equal(claimed.length, 20, 'every due row claimed');
   });
 });

@@ -23,7 +23,14 @@ describe('admin panel pages: layout and accessibility in Chromium', { skip: chro
   let target: Awaited<ReturnType<TestApp['createUser']>>;
 
   before(async () => {
-    app = await openChromiumApp();
+    // Webhooks to an endpoint nobody listens on: the sign-ins and tokens below queue deliveries for
+    // the webhook page (a long path, and a query string it must never show).
+    app = await openChromiumApp({
+      env: {
+        WEBHOOK_URLS: `http://127.0.0.1:9/hooks/gatehouse/production/${'receiver-'.repeat(6)}end?token=never-shown`,
+        WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 9).toString('base64')}`,
+      },
+    });
     ({ t, base, page } = app);
     const admin = await t.createUser({ name: 'Grace Hopper', email: 'grace@example.com', panelAccess: true });
     target = await t.createUser({
@@ -58,6 +65,24 @@ describe('admin panel pages: layout and accessibility in Chromium', { skip: chro
         payload: { email: target.email, password: 'wrong-password', device_name: 'x' },
       });
     }
+    // One delivered, one given up after a server error, the rest waiting: every state on the page.
+    const [first, second] = await t.db
+      .selectFrom('webhook_outbox')
+      .select('id')
+      .orderBy('id')
+      .limit(2)
+      .execute();
+    const now = Date.now();
+    await t.db
+      .updateTable('webhook_outbox')
+      .set({ sent_at: now, payload: '', attempts: 1, last_status: 204 })
+      .where('id', '=', first!.id)
+      .execute();
+    await t.db
+      .updateTable('webhook_outbox')
+      .set({ failed_at: now, attempts: 31, last_status: 500, last_error: 'HTTP 500' })
+      .where('id', '=', second!.id)
+      .execute();
     await page.goto(`${base}/admin/login`);
     await page.fill('#field-email', admin.email);
     await page.fill('#field-password', admin.password);
@@ -108,6 +133,7 @@ describe('admin panel pages: layout and accessibility in Chromium', { skip: chro
     ['admin-overview', '/admin'],
     ['admin-users', '/admin/users'],
     ['admin-audit', '/admin/audit'],
+    ['admin-webhooks', '/admin/webhooks'],
   ] as const) {
     test(`${name}: ${path}`, async () => {
       await eachView(page, async (lang, width) => {

@@ -35,6 +35,8 @@ const SEED = process.env['FUZZ_SEED'] === undefined ? undefined : Number(process
 // Hashing strength is not under test here; a cheap argon2id keeps 10,000 requests fast.
 const hasher = createPasswordHasher(4, { memoryCost: 256, timeCost: 1, parallelism: 1 });
 
+const METRICS_TOKEN = 'fuzz-metrics-token-0123456789';
+
 const BIG_BODY = `email=${'a'.repeat(1024 * 1024 + 100)}`;
 const DEEP_JSON = `${'{"a":['.repeat(20_000)}1${']}'.repeat(20_000)}`;
 const DEEP_FORM = `a${'[a]'.repeat(5000)}=1&email=${'%5B'.repeat(3000)}`;
@@ -69,6 +71,7 @@ interface Snapshot {
   mail_outbox: number;
   passkeys: number;
   passkey_challenges: number;
+  webhook_outbox: number;
   audit: number;
   users_updated: number;
   users_flags: number;
@@ -85,6 +88,7 @@ async function snapshot(fuzz: TestApp): Promise<Snapshot> {
       (select count(*) from mail_outbox) as mail_outbox,
       (select count(*) from passkeys) as passkeys,
       (select count(*) from passkey_challenges) as passkey_challenges,
+      (select count(*) from webhook_outbox) as webhook_outbox,
       (select coalesce(max(id), 0) from audit_log) as audit,
       (select coalesce(max(updated_at), 0) from users) as users_updated,
       (select count(*) from users where email_verified_at is not null or disabled_at is not null
@@ -102,7 +106,16 @@ for (const { name: dialect, skip } of await availableDialects()) {
     let refreshes = 0;
 
     before(async () => {
-      fuzz = await createTestApp(dialect, { overrides: { hasher } });
+      // Metrics and webhooks on (an endpoint nobody listens on; the worker is not started): their routes
+      // answer, and every change writes its events, which a refused request must not.
+      fuzz = await createTestApp(dialect, {
+        overrides: { hasher },
+        env: {
+          METRICS_TOKEN,
+          WEBHOOK_URLS: 'http://127.0.0.1:9/hooks',
+          WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 3).toString('base64')}`,
+        },
+      });
       routes = parseRoutes(fuzz.app.printRoutes({ commonPrefix: false }));
       credentials = await freshCredentials();
     });
@@ -158,6 +171,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
         webCsrf: web.csrf,
         adminCookie: panel.cookie,
         adminCsrf: panel.csrf,
+        metricsToken: METRICS_TOKEN,
       };
     }
 

@@ -41,6 +41,8 @@ export interface Credentials {
   readonly webCsrf: string;
   readonly adminCookie: string;
   readonly adminCsrf: string;
+  /** METRICS_TOKEN, for GET /metrics. */
+  readonly metricsToken: string;
 }
 
 export interface FuzzRequest {
@@ -254,6 +256,7 @@ const headers: fc.Arbitrary<Record<string, HeaderChoice>> = fc.record(
   {
     authorization: fc.oneof(
       { weight: 6, arbitrary: fc.constant(credential('token', 'Bearer ')) },
+      fc.constant(credential('metricsToken', 'Bearer ')),
       { weight: 2, arbitrary: fc.constant('') },
       fc.constantFrom(
         'Bearer ',

@@ -24,6 +24,17 @@ export async function signedInBrowser(
   return { user, browser };
 }
 
+/** An admin signed in to the panel through its login form, on the overview (its CSRF token held). */
+export async function signedInAdmin(t: TestApp, name = 'Panel Admin') {
+  const admin = await t.createUser({ panelAccess: true, name });
+  const browser = new Browser(t.app);
+  await browser.get('/admin/login');
+  const login = await browser.post('/admin/login', { email: admin.email, password: admin.password });
+  assert.equal(login.statusCode, 302, login.body);
+  await browser.get('/admin');
+  return { admin, browser };
+}
+
 /** A JSON request with the browser's cookie and CSRF header, any method. */
 export function sendJson(
   browser: Browser,

@@ -27,6 +27,7 @@ const NOT_JSON = new Set([
   'GET /admin/users/new',
   'GET /admin/users/:id',
   'GET /admin/audit',
+  'GET /admin/webhooks',
   'GET /admin/two-factor-challenge',
   'GET /admin/two-factor-required',
   'GET /assets/app.css',

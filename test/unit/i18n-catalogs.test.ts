@@ -37,6 +37,7 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Gatehouse',
     // The word German uses for them (Apple, Google and Microsoft alike).
     'Passkeys',
+    'Webhooks',
   ],
   fr: [
     'API',
@@ -52,8 +53,9 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Total',
     'Via',
     'Gatehouse',
+    'Webhooks',
   ],
-  es: ['API', 'Guard', 'ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse'],
+  es: ['API', 'Guard', 'ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse', 'Webhooks'],
 };
 
 function leaves(tree: unknown, prefix = ''): Map<string, unknown> {

@@ -31,6 +31,24 @@ function entries(tree: Record<string, unknown>, prefix = ''): Array<[string, str
   );
 }
 
+// i18next re-scans the text after each value is put in, so a value that contains "{{other}}" gets the
+// other placeholder's value and that placeholder keeps its braces — a user-chosen passkey name of
+// "{{app}}" would rewrite a mail. Ours puts every value in as written, once: the reference renders the
+// text with a neutral marker in place of such a value, then puts the value where the marker is.
+const MARKER = '\u0001value\u0001';
+function verbatim(
+  expected: ReturnType<typeof reference>,
+  key: string,
+  values: Record<string, string | number>,
+): string {
+  const marked = Object.fromEntries(
+    Object.entries(values).map(([n, v]) => [n, typeof v === 'string' && v.includes('{{') ? MARKER : v]),
+  );
+  const sample = Object.values(values).find((v) => typeof v === 'string' && v.includes('{{'));
+  const text = expected(key, marked);
+  return sample === undefined ? text : text.replaceAll(MARKER, () => String(sample));
+}
+
 const TRICKY = [' Zoë $& $1 $$ ', '{{name}} $t(pages.dashboard)', '<b>&amp;</b>', ''];
 
 test('every catalog entry with placeholders reads exactly as i18next renders it', () => {
@@ -48,7 +66,7 @@ test('every catalog entry with placeholders reads exactly as i18next renders it'
         const values = Object.fromEntries(names.map((n) => [n, n === 'count' ? i : sample]));
         assert.equal(
           t(base, values),
-          expected(base, values),
+          verbatim(expected, base, values),
           `${locale} ${key} with ${JSON.stringify(values)}`,
         );
         checked++;

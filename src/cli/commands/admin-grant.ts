@@ -3,7 +3,7 @@ import { isEmail } from '../../lib/validation.ts';
 import { normaliseEmail, toUser } from '../../users/user.ts';
 import { findUserByEmail } from '../../users/users.repository.ts';
 import { type Command, CommandError } from '../command.ts';
-import { withServices } from '../services.ts';
+import { commandAudit, withServices } from '../services.ts';
 
 /**
  * `admin:grant <email>` / `admin:revoke <email>`: set or clear the panel-access flag of an existing
@@ -26,7 +26,8 @@ export function panelAccessCommand(grant: boolean): Command {
       if (!isEmail(email)) throw new CommandError(`"${positionals[0]}" is not a valid e-mail address.`);
       return withServices(
         io,
-        async ({ config, database, auth, clock }) => {
+        async (services) => {
+          const { config, database, auth } = services;
           const row = await findUserByEmail(database.db, email);
           if (row === undefined) throw new CommandError(`No user has the e-mail address ${email}.`);
           const user = toUser(row);
@@ -38,11 +39,7 @@ export function panelAccessCommand(grant: boolean): Command {
               `${email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would still refuse it.`,
             );
           }
-          const result = await setPanelAccess(database.db, user.id, grant, {
-            actorId: null,
-            ip: null,
-            now: clock.now(),
-          });
+          const result = await setPanelAccess(database.db, user.id, grant, commandAudit(services));
           if (result === 'unchanged') {
             io.stdout.write(
               grant ? `${email} already has panel access.\n` : `${email} has no panel access.\n`,

@@ -7,7 +7,7 @@ import { ValidationError, validationError } from '../../lib/validation.ts';
 import { normaliseEmail } from '../../users/user.ts';
 import { findUserByEmail } from '../../users/users.repository.ts';
 import { type Command, CommandError, type CommandIO } from '../command.ts';
-import { withServices } from '../services.ts';
+import { commandAudit, withServices } from '../services.ts';
 
 type Field = keyof NewAdminInput;
 const FIELDS: readonly Field[] = ['name', 'email', 'password'];
@@ -47,7 +47,8 @@ export const makeAdminCommand: Command = {
 
     return withServices(
       io,
-      async ({ admin, clock, database }) => {
+      async (services) => {
+        const { admin, database } = services;
         // A taken address is reported before the password is asked for, not after it was typed twice.
         // (The unique index still decides a race: admin.create reports "taken" too.)
         const taken = async (email: string) =>
@@ -57,7 +58,7 @@ export const makeAdminCommand: Command = {
         }
         if (missing.length > 0) Object.assign(given, await askFor(missing, io, t, taken));
         const input = checked(() => validateNewAdmin(given as NewAdminInput, t));
-        const result = await admin.create(input, { actorId: null, ip: null, now: clock.now() });
+        const result = await admin.create(input, commandAudit(services));
         if (result.status === 'taken') throw new CommandError(t('validation.unique', { attribute: 'email' }));
         if (result.status === 'refused') {
           throw new CommandError(

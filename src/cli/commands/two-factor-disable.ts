@@ -2,7 +2,7 @@ import { isEmail } from '../../lib/validation.ts';
 import { normaliseEmail, toUser } from '../../users/user.ts';
 import { findUserByEmail } from '../../users/users.repository.ts';
 import { type Command, CommandError } from '../command.ts';
-import { withServices } from '../services.ts';
+import { commandAudit, withServices } from '../services.ts';
 
 /**
  * `two-factor:disable --email E`: the way back in for someone who lost both their phone and their
@@ -26,15 +26,12 @@ export const twoFactorDisableCommand: Command = {
     if (!isEmail(email)) throw new CommandError(`"${given}" is not a valid e-mail address.`);
     return withServices(
       io,
-      async ({ database, auth, clock, outbox }) => {
+      async (services) => {
+        const { database, auth, outbox } = services;
         const row = await findUserByEmail(database.db, email);
         if (row === undefined) throw new CommandError(`No user has the e-mail address ${email}.`);
         const user = toUser(row);
-        const turnedOff = await auth.twoFactor.disable(user, 'cli', {
-          actorId: null,
-          ip: null,
-          now: clock.now(),
-        });
+        const turnedOff = await auth.twoFactor.disable(user, 'cli', commandAudit(services));
         if (!turnedOff) {
           io.stdout.write(`${email} has no two-factor authentication.\n`);
           return 0;

@@ -14,6 +14,8 @@ export interface Answer {
   readonly description: string;
   /** The JSON body; absent: no body (204, 302). */
   readonly json?: JsonSchema;
+  /** A body that is not JSON: its media type (a string, e.g. the Prometheus text format). */
+  readonly text?: string;
   readonly headers?: Record<string, string>;
 }
 
@@ -118,6 +120,7 @@ export function operation(path: string, method: string, op: Op): JsonSchema {
                 }
               : {}),
             ...(answer.json ? { content: { 'application/json': { schema: answer.json } } } : {}),
+            ...(answer.text ? { content: { [answer.text]: { schema: { type: 'string' } } } } : {}),
           },
         ]),
       ),

@@ -12,6 +12,14 @@ declare module 'fastify' {
      */
     authBudget: preHandlerAsyncHookHandler;
   }
+  interface FastifyContextConfig {
+    /**
+     * On a login route (the password forms, the two-factor challenges, POST /api/tokens, the passkey
+     * login): its guard, so an attempt the per-IP budget refuses is still counted as one login attempt
+     * (gatehouse_logins_total{result="throttled"}).
+     */
+    loginGuard?: string;
+  }
 }
 
 const WINDOW_SECONDS = 60;
@@ -24,12 +32,14 @@ const WINDOW_SECONDS = 60;
  */
 export const authBudgetPlugin = fp(
   async (app) => {
-    const { limiter, config } = app.services;
+    const { limiter, config, auth } = app.services;
     const limit = { max: config.ipAuthLimit, windowSeconds: WINDOW_SECONDS };
     app.decorate('authBudget', async function authBudget(request: FastifyRequest) {
       if (limit.max === 0) return;
       const attempt = await limiter.attempt(`auth-ip:${request.ip}`, limit);
       if (attempt.allowed) return;
+      const { loginGuard } = request.routeOptions.config;
+      if (loginGuard !== undefined) auth.countRefusedLogin(loginGuard);
       const seconds = attempt.retryAfterSeconds;
       // JSON clients get §2's generic text; a form gets the login throttle text, which says how long.
       if (expectsJson(request)) throw new TooManyRequestsError(seconds);

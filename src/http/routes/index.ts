@@ -4,6 +4,7 @@ import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
 import { assetRoutes } from './assets.ts';
 import { forwardAuthRoutes } from './forward-auth/index.ts';
+import { metricsRoutes } from './metrics.ts';
 import { opsRoutes } from './ops.ts';
 import { webRoutes } from './web/index.ts';
 
@@ -13,6 +14,7 @@ import { webRoutes } from './web/index.ts';
  */
 export async function routes(app: FastifyInstance) {
   await app.register(opsRoutes);
+  await app.register(metricsRoutes);
   await app.register(assetRoutes);
   await app.register(apiRoutes);
   await app.register(webRoutes);

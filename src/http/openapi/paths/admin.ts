@@ -79,6 +79,18 @@ export const adminPaths: Record<string, Record<string, Op>> = {
       },
     },
   },
+  '/admin/webhooks/{id}/retry': {
+    post: {
+      tag,
+      access,
+      summary: 'Make an undelivered webhook delivery due now',
+      responses: {
+        200: message('Due now; the message the panel shows.'),
+        404: message('No such delivery.'),
+        409: message('Already delivered, or being sent right now.'),
+      },
+    },
+  },
   '/admin/users/{id}/verify': action('Mark the e-mail verified'),
   '/admin/users/{id}/disable': action('Disable the account (it can neither log in nor use tokens)'),
   '/admin/users/{id}/enable': action('Enable the account'),

@@ -45,7 +45,7 @@ function forwardAuth(summary: string, guest: Record<number, { description: strin
   };
 }
 
-/** CONTRACT §8, §13, §14: health, readiness, this document, forward authentication. */
+/** CONTRACT §8, §13, §14: health, readiness, metrics, this document, forward authentication. */
 export const opsPaths: Record<string, Record<string, Op>> = {
   '/health': {
     get: {
@@ -63,6 +63,20 @@ export const opsPaths: Record<string, Record<string, Op>> = {
       responses: {
         200: { description: 'Ready.', json: ref('Readiness') },
         503: { description: 'A backing service does not answer.', json: ref('Readiness') },
+      },
+    },
+  },
+  '/metrics': {
+    get: {
+      tag: 'Operations',
+      access: 'public',
+      summary: 'Prometheus metrics',
+      description:
+        "Only when `METRICS_TOKEN` is set, and only with `Authorization: Bearer <METRICS_TOKEN>` (not a user's API token). Never cached.",
+      responses: {
+        200: { description: 'The metrics, Prometheus text format.', text: 'text/plain; version=0.0.4' },
+        401: message('No or another token (`WWW-Authenticate: Bearer`).'),
+        404: message('`METRICS_TOKEN` is not set.'),
       },
     },
   },

@@ -5,6 +5,7 @@ import { adminLoginRoutes } from './login.ts';
 import { adminPageRoutes } from './pages.ts';
 import { adminTwoFactorRequiredRoutes, requireAdminTwoFactor } from './two-factor-required.ts';
 import { adminLifecycleRoutes } from './user-lifecycle.ts';
+import { adminWebhookRoutes } from './webhooks.ts';
 
 /** Everything under /admin: the panel's login, its pages and its actions. */
 export async function adminRoutes(app: FastifyInstance) {
@@ -23,4 +24,5 @@ export async function adminRoutes(app: FastifyInstance) {
   await app.register(adminPageRoutes);
   await app.register(adminActionRoutes);
   await app.register(adminLifecycleRoutes);
+  await app.register(adminWebhookRoutes);
 }

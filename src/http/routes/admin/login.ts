@@ -31,7 +31,7 @@ export async function adminLoginRoutes(app: FastifyInstance) {
 
   app.post(
     '/admin/login',
-    { preHandler: app.authBudget },
+    { preHandler: app.authBudget, config: { loginGuard: 'admin' } },
     loginHandler(app, { guard: 'admin', render, redirectTo: '/admin' }),
   );
 

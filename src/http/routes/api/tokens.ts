@@ -57,7 +57,10 @@ export async function tokenRoutes(app: FastifyInstance) {
 
   app.post(
     '/api/tokens',
-    { preHandler: throttle ? [throttle, app.authBudget, requireJson] : [app.authBudget, requireJson] },
+    {
+      preHandler: throttle ? [throttle, app.authBudget, requireJson] : [app.authBudget, requireJson],
+      config: { loginGuard: 'api' },
+    },
     async (request, reply) => {
       const input = validate<IssueInput>(request.body, issueSchema, request.t);
       const result = await tokens.issueWithPassword(

@@ -63,7 +63,7 @@ export async function loginRoutes(app: FastifyInstance) {
 
   app.post(
     '/login',
-    { preHandler: app.authBudget },
+    { preHandler: app.authBudget, config: { loginGuard: 'web' } },
     loginHandler(app, { guard: 'web', render, redirectTo: config.loginRedirect }),
   );
 

@@ -4,7 +4,7 @@ import { csrfField } from '../forms.ts';
 import { layout } from '../layout.ts';
 import { type Flash, flashMessage } from './components.ts';
 
-export type AdminSection = 'overview' | 'users' | 'audit';
+export type AdminSection = 'overview' | 'users' | 'audit' | 'webhooks';
 
 export interface AdminPageOptions {
   /** The document title (may start with an error count); the heading unless `heading` is given. */
@@ -38,6 +38,7 @@ export function adminPage(request: FastifyRequest, options: AdminPageOptions): H
     ${link('overview', '/admin', t('admin.nav.overview'))}
     ${link('users', '/admin/users', t('admin.nav.users'))}
     ${link('audit', '/admin/audit', t('admin.nav.audit'))}
+    ${link('webhooks', '/admin/webhooks', t('webhooks.title'))}
   </nav>
   <div class="admin-who">
     ${admin ? html`<span class="muted" title="${admin.email}">${admin.name}</span>` : ''}

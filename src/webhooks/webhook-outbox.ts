@@ -1,0 +1,90 @@
+import type { Db } from '../db/schema.ts';
+import { randomToken, sha256Hex } from '../lib/crypto.ts';
+import { findUserById } from '../users/users.repository.ts';
+import { eventData, type WebhookEvent, webhookEventFor } from './webhook-events.ts';
+import { insertWebhookRows } from './webhook-outbox.repository.ts';
+
+/** What recordAudit (audit/audit.ts) hands over for an event it recorded. */
+export interface AuditedChange {
+  readonly event: string;
+  readonly actorId: number | null;
+  readonly subjectId: number | null;
+  readonly details: Readonly<Record<string, unknown>>;
+  readonly now: number;
+}
+
+/**
+ * Where audited changes become webhook events (AuditContext.webhooks). recordAudit asks `reports()`
+ * first, so that it can open a transaction for an audit row written outside one: the event row must
+ * commit or roll back with the change it reports.
+ */
+export interface WebhookSink {
+  reports(event: string): boolean;
+  /** Writes the event for every endpoint through `db` (the caller's transaction). */
+  record(db: Db, change: AuditedChange): Promise<void>;
+}
+
+/** An endpoint as the panel may show it: no credentials, no query string (either may hold a secret). */
+export function endpointLabel(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.origin}${parsed.pathname}`;
+}
+
+export function endpointHash(url: string): string {
+  return sha256Hex(url);
+}
+
+/**
+ * The durable outbox of webhook events: one row per event and endpoint, written in the transaction
+ * of the change; `written` wakes the worker after the commit (outbox/outbox-runner.ts).
+ */
+export function webhookSink(endpoints: readonly string[], written: () => void): WebhookSink {
+  const targets = endpoints.map((url) => ({ hash: endpointHash(url), label: endpointLabel(url) }));
+  return {
+    reports: (event) => targets.length > 0 && webhookEventFor(event) !== null,
+    async record(db, change) {
+      const type = webhookEventFor(change.event);
+      if (type === null || targets.length === 0) return;
+      const payload = JSON.stringify(await eventBody(db, type, change));
+      // The Standard Webhooks id: the same for every endpoint and every attempt, so a receiver can
+      // drop a repeated delivery by it.
+      const messageId = `msg_${randomToken(18)}`;
+      await insertWebhookRows(
+        db,
+        targets.map((target) => ({
+          message_id: messageId,
+          type,
+          endpoint_hash: target.hash,
+          endpoint: target.label,
+          payload,
+          attempts: 0,
+          available_at: change.now,
+          locked_until: null,
+          sent_at: null,
+          failed_at: null,
+          last_status: null,
+          last_error: null,
+          created_at: change.now,
+        })),
+      );
+      written();
+    },
+  };
+}
+
+/**
+ * `{type, timestamp, data}` (CONTRACT §14). The user is read in the same transaction, so the event
+ * shows the state the change left; a use case that deletes a user records before the row goes.
+ */
+async function eventBody(db: Db, type: WebhookEvent, change: AuditedChange) {
+  const row = change.subjectId === null ? undefined : await findUserById(db, change.subjectId);
+  const subject =
+    change.subjectId === null
+      ? null
+      : { id: change.subjectId, email: row?.email ?? null, name: row?.name ?? null };
+  return {
+    type,
+    timestamp: new Date(change.now).toISOString(),
+    data: eventData(type, subject, change.actorId, change.details),
+  };
+}
