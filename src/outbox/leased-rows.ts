@@ -81,12 +81,18 @@ export async function claimDueRows<T extends OutboxTable>(
   };
   let rows: LeasedRow[];
   if (dialect === 'mysql') {
-    rows = await db.transaction().execute(async (trx) => {
-      const ids = (await candidates(loose(trx)).forUpdate().skipLocked().execute()).map((row) => row.id);
-      if (ids.length === 0) return [];
-      await loose(trx).updateTable(name).set(lease).where('id', 'in', ids).execute();
-      return loose(trx).selectFrom(name).selectAll().where('id', 'in', ids).orderBy('id').execute();
-    });
+    // READ COMMITTED: InnoDB then lets go of rows its scan examined but the WHERE refused (another
+    // endpoint's, a row not yet due) at once; under REPEATABLE READ it would hold them to the end of the
+    // transaction, and a concurrent claim would SKIP them as locked although nobody claimed them.
+    rows = await db
+      .transaction()
+      .setIsolationLevel('read committed')
+      .execute(async (trx) => {
+        const ids = (await candidates(loose(trx)).forUpdate().skipLocked().execute()).map((row) => row.id);
+        if (ids.length === 0) return [];
+        await loose(trx).updateTable(name).set(lease).where('id', 'in', ids).execute();
+        return loose(trx).selectFrom(name).selectAll().where('id', 'in', ids).orderBy('id').execute();
+      });
   } else if (dialect === 'postgres') {
     // A MATERIALIZED CTE runs the locking SELECT exactly once: as a plain `IN (subquery)` the planner
     // may rescan it per row, and with SKIP LOCKED each rescan can see other rows, so one claim could
