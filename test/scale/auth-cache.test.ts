@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Redis } from 'ioredis';
+import { sql } from 'kysely';
 import { disableUser } from '../../src/admin/user-actions.ts';
 import { AUTH_CACHE_TTL_MS } from '../../src/db/auth-cache/store.ts';
 import { openDatabase } from '../../src/db/connection.ts';
@@ -160,4 +162,43 @@ function twoInstances(dialect: 'postgres' | 'mysql', mode: 'notify' | 'off') {
     await new Promise((resolve) => setTimeout(resolve, AUTH_CACHE_TTL_MS + 50));
     assert.equal(await bearer(b, token)(), false, 'B still accepted the token after the TTL');
   });
+
+  test('a lost listener: the cache empties and serves nothing until it is subscribed again', {
+    skip: mode === 'off' && 'no listener without the cache',
+  }, async () => {
+    const user = await a.createUser();
+    const token = await a.issueToken(user.email, user.password);
+    await warm(token);
+    const outsider = openDatabase(a.config.database);
+    try {
+      await dropListeners(outsider.db);
+      await until(() => b.services.authCache?.live === false);
+      // Unannounced, as a change made while the listener is down would be: B must not have kept anything.
+      await outsider.db.deleteFrom('personal_access_tokens').where('user_id', '=', user.id).execute();
+    } finally {
+      await outsider.close();
+    }
+    assert.equal(await bearer(b, token)(), false, 'B served a token from memory after losing its listener');
+    // And it comes back by itself.
+    await until(() => a.services.authCache?.live === true && b.services.authCache?.live === true);
+  });
+
+  /** Ends both instances' listener connections from the server side (a restart, a network cut). */
+  async function dropListeners(db: TestApp['db']) {
+    if (dialect === 'postgres') {
+      await sql`select pg_terminate_backend(pid) from pg_stat_activity
+        where datname = current_database() and query ilike 'listen %'`.execute(db);
+      return;
+    }
+    const admin = new Redis(REDIS_TEST_URL, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      const clients = String(await admin.client('LIST')).split('\n');
+      for (const line of clients.filter((c) => c.includes(`name=${prefix}auth-cache `))) {
+        const id = /\bid=(\d+)/.exec(line)?.[1];
+        if (id) await admin.client('KILL', 'ID', id);
+      }
+    } finally {
+      admin.disconnect();
+    }
+  }
 }

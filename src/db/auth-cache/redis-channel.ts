@@ -14,7 +14,13 @@ export function redisChannel(redis: Redis, channel: string, store: AuthCacheStor
   const start = () => {
     if (subscriber !== null) return;
     // Resubscribing is done here, on each 'ready', so the store is told exactly when it is back.
-    const sub = redis.duplicate({ lazyConnect: true, autoResubscribe: false, maxRetriesPerRequest: null });
+    const sub = redis.duplicate({
+      lazyConnect: true,
+      autoResubscribe: false,
+      maxRetriesPerRequest: null,
+      // Named, so an operator (or a test) can find the subscriber in CLIENT LIST.
+      connectionName: `${channel.replace(/[^\x21-\x7e]/g, '_')}`,
+    });
     subscriber = sub;
     sub.on('message', (_channel: string, message: string) => store.invalidate(decode(message)));
     sub.on('ready', () => {
