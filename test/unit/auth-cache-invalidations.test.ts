@@ -38,13 +38,22 @@ import { deleteUserRow, updateUser } from '../../src/users/users.repository.ts';
  * The repositories' own write functions are run against a driver that answers nothing, so what is
  * checked is what the real use cases send.
  */
-function watched() {
+/** `affected`: what the driver reports for every statement (undefined: it does not say, like DummyDriver). */
+function watched(affected?: bigint) {
   const committed: Invalidation[][] = [];
+  class Driver extends DummyDriver {
+    override async acquireConnection() {
+      return {
+        executeQuery: async () => ({ rows: [], numAffectedRows: affected }),
+        streamQuery: async function* () {},
+      };
+    }
+  }
   const db = new Kysely<Database>({
     dialect: watchedDialect(
       {
         createAdapter: () => new PostgresAdapter(),
-        createDriver: () => new DummyDriver(),
+        createDriver: () => new Driver(),
         createIntrospector: (kysely) => new PostgresIntrospector(kysely),
         createQueryCompiler: () => new PostgresQueryCompiler(),
       },
@@ -101,6 +110,12 @@ describe('auth cache invalidations: which writes announce which rows', () => {
       user_agent: null,
     });
     assert.deepEqual(committed, []);
+  });
+
+  test('a write that matched no row still announces (a touch that found the row already touched means our copy is old)', async () => {
+    const { db, committed } = watched(0n);
+    await touchToken(db, 12, 2, 1);
+    assert.deepEqual(committed, [['t:12']]);
   });
 
   test('in a transaction: announced once, after the commit, never after a rollback', async () => {
