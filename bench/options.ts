@@ -22,6 +22,8 @@ export interface BenchOptions {
   readonly only: readonly string[] | null;
   /** Run the service with METRICS_TOKEN set (its per-request counting on), to measure what it costs. */
   readonly metrics: boolean;
+  /** AUTH_CACHE for the service (server databases): off = the strict path, notify = the auth cache. */
+  readonly authCache: 'off' | 'notify';
 }
 
 /** The --only names of the cases (bench/run.ts maps them to the case names of results.json). */
@@ -45,6 +47,9 @@ export const USAGE = `Usage: npm run bench -- [options]
   --only <cases>         only these cases, a comma list of bearer,session,login,forward,bare (e.g.
                          --only bare,forward --no-flood; with --cpu-prof: profile one hot path)
   --metrics              run the service with METRICS_TOKEN set (Prometheus metrics on)
+  --auth-cache <mode>    AUTH_CACHE of the service: off (the strict path, default) or notify (token,
+                         session and user lookups kept in memory, dropped on change; PostgreSQL, or
+                         MySQL/MariaDB with REDIS_URL)
 
 Environment: DATABASE_URL=postgres://… or mysql://… benchmarks PostgreSQL or MySQL/MariaDB (default:
 a temporary SQLite file);
@@ -68,6 +73,7 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       'cpu-prof': { type: 'string' },
       only: { type: 'string' },
       metrics: { type: 'boolean', default: false },
+      'auth-cache': { type: 'string', default: 'off' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -91,7 +97,13 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     cpuProf: values['cpu-prof'] ?? null,
     only,
     metrics: values.metrics,
+    authCache: authCache(values['auth-cache']),
   };
+}
+
+function authCache(raw: string): 'off' | 'notify' {
+  if (raw !== 'off' && raw !== 'notify') throw new Error(`--auth-cache must be off or notify (got "${raw}")`);
+  return raw;
 }
 
 function positive(name: string, raw: string, zeroAllowed = false): number {

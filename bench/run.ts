@@ -39,6 +39,8 @@ async function main(options: BenchOptions): Promise<void> {
     LOGIN_MAX_ATTEMPTS: '1000000000',
     // --metrics: the per-request counting of GET /metrics is on (it is off without a token).
     ...(options.metrics ? { METRICS_TOKEN: randomBytes(24).toString('base64url') } : {}),
+    // --auth-cache: the strict path (off) or the auth cache (notify), whatever the shell has set.
+    AUTH_CACHE: options.authCache,
   };
   const config = loadConfig({ ...process.env, ...serviceEnv }, { cwd: ROOT });
   const hasher = createPasswordHasher(config.hashConcurrency);
@@ -55,7 +57,9 @@ async function main(options: BenchOptions): Promise<void> {
     servers.push(service);
     const token = await issueToken(service.url, user);
     const cookie = await loginSession(service.url, user);
-    log(`service pid ${service.pid} (${config.database.dialect}), bare pid ${bare.pid}`);
+    log(
+      `service pid ${service.pid} (${config.database.dialect}, AUTH_CACHE=${config.authCache}), bare pid ${bare.pid}`,
+    );
 
     const json = { 'content-type': 'application/json', accept: 'application/json' };
     const cases: Record<CaseName, LoadCase> = {
@@ -152,6 +156,7 @@ async function main(options: BenchOptions): Promise<void> {
       duration_s: options.duration,
       rounds: options.rounds,
       metrics: options.metrics,
+      auth_cache: config.authCache,
       rps_spread: Object.fromEntries([...all].map(([name, values]) => [name, values])),
       cpu_us_per_request: Object.fromEntries([...best].map(([name, m]) => [name, m.cpu_us_per_req])),
       // null when the login case was not run (--only without login)
@@ -216,7 +221,7 @@ function report(results: Results, all: ReadonlyMap<CaseName, number[]>): string 
     concurrency: number;
   };
   const lines = [
-    `Gatehouse benchmark — ${m.cpus} × ${m.model}, ${m.memory_mb} MiB, Node ${m.node}, ${m.dialect}, load ${m.load_at_start} at start`,
+    `Gatehouse benchmark — ${m.cpus} × ${m.model}, ${m.memory_mb} MiB, Node ${m.node}, ${m.dialect}, AUTH_CACHE=${extra['auth_cache']}, load ${m.load_at_start} at start`,
     '',
     formatTable(results.cases, spread),
     '',

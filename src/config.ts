@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
+import { type AuthCacheMode, authCacheMode } from './config/auth-cache.ts';
 import { type OperationsConfig, operationsConfig } from './config/operations.ts';
 import {
   boolean,
@@ -45,6 +46,8 @@ export interface Config extends OperationsConfig {
   readonly redisUrl: string | null;
   /** Prefix of every Redis key (REDIS_PREFIX), so several deployments or test runs can share one Redis. */
   readonly redisPrefix: string;
+  /** AUTH_CACHE: `notify` keeps token, session and user lookups in memory, dropped on change (server databases). */
+  readonly authCache: AuthCacheMode;
   readonly sessionLifetimeMinutes: number;
   readonly sessionAbsoluteLifetimeMinutes: number;
   readonly adminSessionLifetimeMinutes: number;
@@ -141,6 +144,9 @@ export function loadConfig(
   const mailMailer = oneOf(read, 'MAIL_MAILER', ['smtp', 'log'] as const, 'log');
   const appHost = new URL(appUrl).host;
 
+  const database = parseDatabaseUrl(read('DATABASE_URL') ?? DEFAULT_DATABASE, cwd);
+  const redis = redisUrl(read('REDIS_URL'));
+
   const settings: Omit<Config, 'appKey'> = {
     host,
     port,
@@ -148,9 +154,10 @@ export function loadConfig(
     appUrl,
     secureCookies: appUrl.startsWith('https:'),
     storagePath,
-    database: parseDatabaseUrl(read('DATABASE_URL') ?? DEFAULT_DATABASE, cwd),
-    redisUrl: redisUrl(read('REDIS_URL')),
+    database,
+    redisUrl: redis,
     redisPrefix: redisPrefix(read('REDIS_PREFIX')),
+    authCache: authCacheMode(read, database, redis),
     sessionLifetimeMinutes: integer(read, 'SESSION_LIFETIME', 120, 1),
     sessionAbsoluteLifetimeMinutes: integer(read, 'SESSION_ABSOLUTE_LIFETIME', 1440, 1),
     adminSessionLifetimeMinutes: integer(read, 'ADMIN_SESSION_LIFETIME', 30, 1),

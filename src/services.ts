@@ -18,6 +18,7 @@ import { RateLimiter } from './auth/rate-limiter.ts';
 import { sessionFinder } from './auth/sessions.ts';
 import { statefulDomains } from './auth/stateful-domains.ts';
 import type { Config } from './config.ts';
+import { createAuthCache } from './db/auth-cache/auth-cache.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
 import { keptLookup } from './db/fast-path/kept-lookup.ts';
 import { primedLookup } from './db/fast-path/primer.ts';
@@ -63,14 +64,18 @@ const KEPT_SESSION_MAX_CHARS = 2560;
  */
 export function createServices(config: Config, overrides: ServiceOverrides = {}) {
   const clock = overrides.clock ?? systemClock;
-  const database = overrides.database ?? openDatabase(config.database);
-  const { db } = database;
   // Connected on first use: a CLI command that never touches Redis never opens a connection.
   const redis = config.redisUrl
     ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
     : null;
   // Without a listener ioredis would crash the process on a connection error; /ready reports it instead.
   redis?.on('error', () => {});
+  // AUTH_CACHE=notify: it must see every write, so it watches the database it opens itself.
+  const authCache = createAuthCache(config, redis);
+  if (authCache && overrides.database)
+    throw new Error('AUTH_CACHE=notify needs the database createServices opens');
+  const database = overrides.database ?? openDatabase(config.database, authCache?.watch);
+  const { db } = database;
   const store = redis ? redisRateLimitStore(redis, `${config.redisPrefix}rl:`) : memoryRateLimitStore(clock);
   const limiter = new RateLimiter(store);
   const hasher = overrides.hasher ?? createPasswordHasher(config.hashConcurrency);
@@ -109,14 +114,17 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   // lookup the guard makes next (db/fast-path/primer.ts): one round trip per check.
   const users = database.primer?.<number, User | null>();
   const readAlong = users && ((id: number, user: User | null) => users.prime(id, user));
-  const findUser = users ? primedLookup(users, userFinder(db)) : userFinder(db);
+  // With AUTH_CACHE=notify the cache takes primed users itself (it must not keep them).
+  const findUser = users && !authCache ? primedLookup(users, userFinder(db)) : userFinder(db);
   const { changes } = database;
-  const lookups: Lookups = {
+  const plainLookups: Lookups = {
     findToken: keptLookup(changes, tokenFinder(db, accessTokenSettings(config), readAlong)),
     findTokenByHash: keptLookup(changes, tokenByHashFinder(db, accessTokenSettings(config))),
     findUser: keptLookup(changes, findUser),
     findSession: keptLookup(changes, sessionFinder(db, readAlong), { maxChars: KEPT_SESSION_MAX_CHARS }),
   };
+  // AUTH_CACHE=notify (server databases): answered from memory, dropped on change (db/auth-cache/).
+  const lookups = authCache ? authCache.wrap(plainLookups, users) : plainLookups;
   const auth = createAuthService({
     config,
     authConfig: overrides.authConfig ?? authConfig(config),
@@ -154,6 +162,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     config,
     database,
     redis,
+    /** AUTH_CACHE=notify's cache (null when off); exposed for /ready-style checks and tests. */
+    authCache,
     clock,
     hasher,
     limiter,
@@ -216,6 +226,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
       await webhooks.close();
       mailer.close();
       await store.close();
+      await authCache?.close();
       if (redis?.status === 'wait') redis.disconnect();
       else if (redis) await redis.quit().catch(() => redis.disconnect());
       if (!overrides.database) await database.close();

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, type Dialect as KyselyDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import type { ChangeTracker } from './fast-path/changes.ts';
@@ -35,14 +35,20 @@ export interface DatabaseHandle {
 // int8 (COUNT(*), bigint timestamps) arrives as a string by default; our values fit in a double.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-export function openDatabase(config: DatabaseConfig): DatabaseHandle {
+/** Wraps a server database's Kysely dialect (AUTH_CACHE=notify watches writes: db/auth-cache/). */
+export type WatchDialect = (dialect: KyselyDialect) => KyselyDialect;
+
+export function openDatabase(
+  config: DatabaseConfig,
+  watch: WatchDialect = (dialect) => dialect,
+): DatabaseHandle {
   switch (config.dialect) {
     case 'sqlite':
       return openSqlite(config.filename);
     case 'postgres':
-      return openPostgres(config.url);
+      return openPostgres(config.url, watch);
     case 'mysql':
-      return openMysql(config.url);
+      return openMysql(config.url, watch);
   }
 }
 
@@ -70,11 +76,11 @@ function openSqlite(filename: string): DatabaseHandle {
   };
 }
 
-function openPostgres(url: string): DatabaseHandle {
+function openPostgres(url: string, watch: WatchDialect): DatabaseHandle {
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: watch(new PostgresDialect({ pool })) });
   registerServerReads(db, postgresReads(pool));
   const changes = new ServerChangeTracker();
   return {

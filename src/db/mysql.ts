@@ -1,6 +1,6 @@
 import { Kysely, MysqlAdapter, MysqlDialect, MysqlQueryCompiler, type ReturningNode, sql } from 'kysely';
 import { createPool } from 'mysql2';
-import type { DatabaseHandle } from './connection.ts';
+import type { DatabaseHandle, WatchDialect } from './connection.ts';
 import { registerServerReads } from './fast-path/prepared.ts';
 import { mysqlReads, ServerChangeTracker } from './fast-path/server.ts';
 import type { Database } from './schema.ts';
@@ -20,7 +20,7 @@ const SESSION_SETUP = [
   "set session sql_mode = 'STRICT_ALL_TABLES,NO_ZERO_IN_DATE,NO_ZERO_DATE,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION'",
 ];
 
-export function openMysql(url: string): DatabaseHandle {
+export function openMysql(url: string, watch: WatchDialect = (dialect) => dialect): DatabaseHandle {
   const pool = createPool({
     uri: url,
     connectionLimit: 10,
@@ -40,7 +40,7 @@ export function openMysql(url: string): DatabaseHandle {
       });
     }
   });
-  const db = new Kysely<Database>({ dialect: new GatehouseMysqlDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: watch(new GatehouseMysqlDialect({ pool })) });
   registerServerReads(db, mysqlReads(pool));
   // Like PostgreSQL: other instances write without telling us, so nothing is kept between requests.
   const changes = new ServerChangeTracker();

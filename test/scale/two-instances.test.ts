@@ -71,6 +71,8 @@ function twoInstances(dialect: Server) {
       APP_URL: 'http://gatehouse.test',
       APP_KEY: TEST_APP_KEY,
       API_RATE_LIMIT: '1000',
+      // AUTH_CACHE=notify in the test's environment runs every step below with the auth cache on.
+      ...(process.env['AUTH_CACHE'] ? { AUTH_CACHE: process.env['AUTH_CACHE'] } : {}),
     };
     // Both start (and run migrations) at the same moment over the empty database, and so does the
     // CLI creating the panel's admin (`gatehouse make:admin`, which migrates too).
