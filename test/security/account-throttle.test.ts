@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { DEVICE_COOKIE, deviceCookies } from '../../src/auth/device-cookies.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { storeResetToken } from '../../src/auth/password-resets.repository.ts';
+import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
+import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
+import { availableDialects, REDIS_TEST_URL } from '../helpers/databases.ts';
+import { deleteRedisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 
 /** ACCOUNT_MAX_FAILURES in these apps: small, so a spray is quick; the rule is the same at 20. */
 const MAX = 6;
@@ -236,3 +240,123 @@ await describeEachDialect(
     },
   },
 );
+
+const NEW_PASSWORD = 'violet-harbour-lantern-7';
+
+/** Plants a reset token for the user, as a mailed link would carry it (the mail itself: web-password-reset). */
+async function plantResetToken(app: TestApp, userId: number): Promise<string> {
+  const token = randomToken(32);
+  assert.ok(await storeResetToken(app.db, userId, sha256Hex(token), Date.now(), 0));
+  return token;
+}
+
+const resetRows = (app: TestApp, userId: number) =>
+  app.db.selectFrom('password_reset_tokens').select('user_id').where('user_id', '=', userId).execute();
+
+await describeEachDialect(
+  'Password reset and login effects on the throttles (CONTRACT §16)',
+  (ctx) => {
+    test('§16 reset clears the lock: after a successful reset the new password works at once, from any address', async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      const ip = nextIp();
+      await spray(app, user.email);
+      // The user's own address is locked both ways: the account count and five of its own failures.
+      for (let i = 0; i < 6; i++) await formLogin(browserAt(app, ip), '/login', user.email, WRONG);
+      const locked = await formLogin(browserAt(app, ip), '/login', user.email, user.password);
+      assert.equal(locked.statusCode, 429);
+
+      const token = await plantResetToken(app, user.id);
+      const resetter = browserAt(app, ip);
+      await resetter.get(`/reset-password/${token}?email=${encodeURIComponent(user.email)}`);
+      const reset = await resetter.post('/reset-password', {
+        token,
+        email: user.email,
+        password: NEW_PASSWORD,
+        password_confirmation: NEW_PASSWORD,
+      });
+      assert.equal(reset.statusCode, 302, reset.body);
+
+      const login = await formLogin(browserAt(app, ip), '/login', user.email, NEW_PASSWORD);
+      assert.equal(login.statusCode, 302, `no "try again in 54 seconds" after a reset: ${login.body}`);
+      assert.equal((await apiLogin(app, user.email, NEW_PASSWORD, nextIp())).statusCode, 200);
+    });
+
+    test('§16 a successful login deletes the unused reset token (web and API)', async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      const token = await plantResetToken(app, user.id);
+      assert.equal((await resetRows(app, user.id)).length, 1);
+      const failed = await formLogin(browserAt(app, nextIp()), '/login', user.email, WRONG);
+      assert.equal(failed.statusCode, 422);
+      assert.equal((await resetRows(app, user.id)).length, 1, 'a failed login leaves it');
+      const login = await formLogin(browserAt(app, nextIp()), '/login', user.email, user.password);
+      assert.equal(login.statusCode, 302);
+      assert.equal((await resetRows(app, user.id)).length, 0);
+      const late = browserAt(app, nextIp());
+      await late.get('/forgot-password');
+      const spent = await late.post('/reset-password', {
+        token,
+        email: user.email,
+        password: NEW_PASSWORD,
+        password_confirmation: NEW_PASSWORD,
+      });
+      assert.equal(spent.statusCode, 422);
+      assert.match(spent.body, /This password reset token is invalid\./);
+
+      await plantResetToken(app, user.id);
+      assert.equal((await apiLogin(app, user.email, user.password, nextIp())).statusCode, 200);
+      assert.equal((await resetRows(app, user.id)).length, 0, 'a token login deletes it too');
+    });
+  },
+  {
+    env: {
+      ACCOUNT_MAX_FAILURES: String(MAX),
+      TRUST_PROXY: '127.0.0.1',
+      IP_AUTH_LIMIT: '0',
+      API_RATE_LIMIT: '0',
+    },
+  },
+);
+
+const redisSkipReason = await redisSkip();
+for (const { name, skip } of await availableDialects()) {
+  describe(`§16 per-account limit shared by two instances over Redis [${name}]`, {
+    skip: skip || redisSkipReason,
+  }, () => {
+    const prefix = uniqueRedisPrefix();
+    const env = {
+      REDIS_URL: REDIS_TEST_URL,
+      REDIS_PREFIX: prefix,
+      ACCOUNT_MAX_FAILURES: '4',
+      TRUST_PROXY: '127.0.0.1',
+      IP_AUTH_LIMIT: '0',
+      API_RATE_LIMIT: '0',
+    };
+    let one: TestApp;
+    let two: TestApp;
+    before(async () => {
+      one = await createTestApp(name, { env });
+      const database = one.config.database;
+      const databaseUrl = database.dialect === 'sqlite' ? `sqlite:${database.filename}` : database.url;
+      two = await createTestApp(name, { env, databaseUrl });
+    });
+    after(async () => {
+      await two?.close();
+      await one?.close();
+      await deleteRedisKeys(prefix);
+    });
+
+    test('failures on either instance add up to one per-account count; the device cookie works on both', async () => {
+      const user = await one.createUser();
+      const device = await ownersBrowser(two, user);
+      for (const app of [one, two, one, two])
+        assert.equal((await apiLogin(app, user.email, WRONG, nextIp())).statusCode, 401);
+      for (const app of [one, two]) {
+        assert.equal((await apiLogin(app, user.email, user.password, nextIp())).statusCode, 429);
+        const owner = await formLogin(browserAt(app, nextIp(), device), '/login', user.email, user.password);
+        assert.equal(owner.statusCode, 302, owner.body);
+      }
+    });
+  });
+}
