@@ -1,6 +1,6 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { loginThrottleKey } from '../auth/login-throttle.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import { HashQueueFullError, type PasswordHasher } from '../auth/passwords.ts';
 import type { Limit, RateLimiter } from '../auth/rate-limiter.ts';
 import type { Db } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
@@ -39,6 +39,8 @@ export async function checkOwnPassword(
   purpose: PasswordCheckPurpose,
   audit: AuditContext,
 ): Promise<PasswordCheck> {
+  // As at login (auth/login.ts): a check refused for load (503) takes no attempt from the user's count.
+  if (deps.hasher.saturated()) throw new HashQueueFullError();
   const row = await findUserById(deps.db, userId);
   if (row === undefined) return { status: 'failed' };
   const key = loginThrottleKey(row.email, audit.ip);

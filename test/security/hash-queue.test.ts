@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createPasswordHasher } from '../../src/auth/passwords.ts';
 import { bearer } from '../helpers/api.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
-import { Browser } from '../helpers/browser-session.ts';
+import { Browser, webLogin } from '../helpers/browser-session.ts';
 
 /**
  * argon2id slow enough (a few hundred ms a check) that a queue of one stays full while a test looks
@@ -57,6 +57,19 @@ await describeEachDialect(
       assert.ok(Number(form.headers['retry-after']) >= 1);
       assert.ok(app.services.hasher.queued() >= 1, 'the queue was full throughout');
       for (const response of await Promise.all(running)) assert.equal(response.statusCode, 401);
+    });
+
+    test("§16 bounded hashing: the signed-in user's own password check (confirm-password) gets 503 too", async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      const browser = await webLogin(app.app, user);
+      const running = await fillQueue(app);
+      const refused = await browser.postJson('/user/confirm-password', { password: user.password });
+      assert.equal(refused.statusCode, 503, refused.body);
+      assert.deepEqual(refused.json(), { message: BUSY_EN });
+      await Promise.all(running);
+      const confirmed = await browser.postJson('/user/confirm-password', { password: user.password });
+      assert.equal(confirmed.statusCode, 204, 'the refused check took no attempt; once drained it passes');
     });
 
     test('§16 bounded hashing: a check refused for load is no failed attempt of the user', async () => {
