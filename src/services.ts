@@ -78,7 +78,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const { db } = database;
   const store = redis ? redisRateLimitStore(redis, `${config.redisPrefix}rl:`) : memoryRateLimitStore(clock);
   const limiter = new RateLimiter(store);
-  const hasher = overrides.hasher ?? createPasswordHasher(config.hashConcurrency);
+  const hasher =
+    overrides.hasher ?? createPasswordHasher(config.hashConcurrency, undefined, config.hashQueueMax);
   const i18n = createI18n(config.locale, config.fallbackLocale);
   const mailer = overrides.mailer ?? createMailer(config, () => outbox.log);
   // Durable mail queue: use cases enqueue in their transaction; server.ts starts the worker.

@@ -1,6 +1,6 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { loginThrottleKey } from '../auth/login.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import { loginThrottleKey } from '../auth/login-throttle.ts';
+import { HashQueueFullError, type PasswordHasher } from '../auth/passwords.ts';
 import type { Limit, RateLimiter } from '../auth/rate-limiter.ts';
 import type { Db } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
@@ -27,8 +27,8 @@ export type PasswordCheckPurpose = 'confirm' | 'change' | 'other_sessions' | 'de
 
 /**
  * Checks the signed-in user's own password (confirm-password, password change, "log out other
- * browsers", account deletion). Every such check counts toward the web login throttle of that e-mail
- * and IP (the same counter as POST /login): a stolen session cookie must not turn these forms into an
+ * browsers", account deletion). Every such check counts toward the login throttle of that e-mail
+ * and IP (the one counter of POST /login, /admin/login and /api/tokens): a stolen session cookie must not turn these forms into an
  * unthrottled password oracle. An attempt is reserved before the hash is verified, so concurrent
  * guesses cannot exceed the limit; success clears the count, as a successful login does.
  */
@@ -39,9 +39,11 @@ export async function checkOwnPassword(
   purpose: PasswordCheckPurpose,
   audit: AuditContext,
 ): Promise<PasswordCheck> {
+  // As at login (auth/login.ts): a check refused for load (503) takes no attempt from the user's count.
+  if (deps.hasher.saturated()) throw new HashQueueFullError();
   const row = await findUserById(deps.db, userId);
   if (row === undefined) return { status: 'failed' };
-  const key = loginThrottleKey('web', row.email, audit.ip);
+  const key = loginThrottleKey(row.email, audit.ip);
   const attempt = await deps.limiter.attempt(key, deps.limit);
   if (!attempt.allowed) {
     if (attempt.firstRefusal) {

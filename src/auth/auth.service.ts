@@ -32,6 +32,7 @@ import {
   resolveAccessToken,
   revokeAccessTokens,
 } from './access-tokens.ts';
+import { deviceCookies } from './device-cookies.ts';
 import {
   checkVerificationLink,
   markEmailVerified,
@@ -47,8 +48,15 @@ import {
   type ProviderDriver,
   type UserProvider,
 } from './guards.ts';
-import { attemptLogin, type LoginChannel, type LoginDeps, recordLoginSucceeded } from './login.ts';
+import {
+  attemptLogin,
+  type LoginChannel,
+  type LoginDeps,
+  type LoginInput,
+  recordLoginSucceeded,
+} from './login.ts';
 import { type LoginMeter, metered } from './login-outcome.ts';
+import { ACCOUNT_WINDOW_SECONDS, type LoginThrottle } from './login-throttle.ts';
 import { panelAccessCheck } from './panel-access.ts';
 import { checkResetLink, type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -140,13 +148,20 @@ export function createAuthService(deps: AuthServiceDeps) {
     return found;
   };
 
-  const login: LoginDeps = {
+  const throttle: LoginThrottle = {
+    limiter: deps.limiter,
+    perClient: { max: config.loginMaxAttempts, windowSeconds: config.loginDecaySeconds },
+    perAccount: { max: config.accountMaxFailures, windowSeconds: ACCOUNT_WINDOW_SECONDS },
+  };
+  const devices = deviceCookies(config.appKey);
+  const login: LoginDeps = { db, hasher: deps.hasher, throttle, devices };
+  const resets = {
     db,
     hasher: deps.hasher,
-    limiter: deps.limiter,
-    limit: { max: config.loginMaxAttempts, windowSeconds: config.loginDecaySeconds },
+    mailing,
+    expireMinutes: config.passwordResetExpireMinutes,
+    throttle,
   };
-  const resets = { db, hasher: deps.hasher, mailing, expireMinutes: config.passwordResetExpireMinutes };
   const verification = verificationSettings(config);
   const challenge: ChallengeDeps = {
     db,
@@ -173,8 +188,12 @@ export function createAuthService(deps: AuthServiceDeps) {
      * A login through `channel` (the guard of the same name: web, admin, api). This and the two other
      * doors below (the challenge, the token login) count each attempt once (`metered`).
      */
-    login: async (channel: LoginChannel, input: { email: string; password: string }, audit: AuditContext) =>
+    login: async (channel: LoginChannel, input: LoginInput, audit: AuditContext) =>
       metered(meter, channel, await attemptLogin(login, providerOf(channel), channel, input, audit)),
+
+    /** The gatehouse_device cookie (CONTRACT §16): its new value after `userId` logged in. */
+    deviceCookie: (current: string | undefined, userId: number) =>
+      devices.issue(current, userId, clock.now()),
 
     /** Counts a login attempt refused before any check (the per-IP budget, CONTRACT §16). */
     countRefusedLogin: (guard: string) => meter(guard, 'throttled'),

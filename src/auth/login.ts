@@ -3,19 +3,36 @@ import type { Db } from '../db/schema.ts';
 import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
 import { findUserByEmail, updateUser } from '../users/users.repository.ts';
+import type { DeviceCookies } from './device-cookies.ts';
 import type { UserProvider } from './guards.ts';
-import type { PasswordHasher } from './passwords.ts';
-import type { Limit, RateLimiter } from './rate-limiter.ts';
+import {
+  type LoginThrottle,
+  type Reservation,
+  reserveAccountAttempt,
+  reserveClientAttempt,
+  settleSuccessfulLogin,
+} from './login-throttle.ts';
+import { deleteResetTokens } from './password-resets.repository.ts';
+import { HashQueueFullError, type PasswordHasher } from './passwords.ts';
 
 export interface LoginDeps {
   readonly db: Db;
   readonly hasher: PasswordHasher;
-  readonly limiter: RateLimiter;
-  readonly limit: Limit;
+  /** The per-e-mail+IP and per-account counts (login-throttle.ts). */
+  readonly throttle: LoginThrottle;
+  /** Verifies the browser's device cookie (device-cookies.ts). */
+  readonly devices: DeviceCookies;
 }
 
-/** Which door the attempt came through: each has its own throttle and audit event names. */
+/** Which door the attempt came through: each has its own audit event names (the throttle is shared). */
 export type LoginChannel = 'web' | 'api' | 'admin';
+
+export interface LoginInput {
+  readonly email: string;
+  readonly password: string;
+  /** The browser's gatehouse_device cookie (web and admin forms; API clients have none). */
+  readonly deviceCookie?: string;
+}
 
 export type LoginResult =
   /**
@@ -33,49 +50,49 @@ const EVENTS: Record<LoginChannel, { ok: AuditEvent; failed: AuditEvent; lockout
 };
 
 /**
- * The per-account throttle's counter (e-mail + IP). Exported because every other password check of a
- * signed-in user (confirm-password, password change, account deletion) counts toward the same web
- * login count: otherwise a stolen session could guess the password through those forms unthrottled.
- */
-export function loginThrottleKey(
-  channel: LoginChannel,
-  email: string,
-  ip: string | null | undefined,
-): string {
-  return `login:${channel}:${email}|${ip ?? ''}`;
-}
-
-/**
- * Checks credentials after the form passed validation:
- * per-account throttle (e-mail + IP) → verify → provider check.
+ * Checks credentials after the form passed validation (CONTRACT §3, §4, §16):
+ * hash queue → per-e-mail+IP throttle → per-account limit (unless the browser's device cookie names
+ * the account) → verify → provider check.
  *
- * - An attempt is reserved before verifying, so concurrent guesses cannot exceed the limit, and the
- *   6th attempt is refused even with the right password. Success clears the counter.
- * - Unknown e-mails verify against a dummy hash and refused accounts (disabled, no panel access) are
- *   refused only after a full verification, so timing and answer never tell them apart.
+ * - Attempts are reserved before verifying, so concurrent guesses cannot exceed either limit, and the
+ *   6th attempt is refused even with the right password. Success clears the e-mail+IP count.
+ * - Unknown e-mails are counted like known ones, verify against a dummy hash, and refused accounts
+ *   (disabled, no panel access) are refused only after a full verification, so timing and answer
+ *   never tell them apart.
  */
 export async function attemptLogin(
   deps: LoginDeps,
   provider: UserProvider,
   channel: LoginChannel,
-  input: { email: string; password: string },
+  input: LoginInput,
   audit: AuditContext,
 ): Promise<LoginResult> {
+  // Before any count is taken: a check refused for load (503) is no failed attempt of the user's.
+  if (deps.hasher.saturated()) throw new HashQueueFullError();
   const email = normaliseEmail(input.email);
-  const key = loginThrottleKey(channel, email, audit.ip);
   const events = EVENTS[channel];
-  const attempt = await deps.limiter.attempt(key, deps.limit);
-  if (!attempt.allowed) {
-    if (attempt.firstRefusal) {
-      // The lockout names the account it protects (when there is one), so filtering the audit log by
-      // that user shows it. Only the audit row differs: the answer is the same for every address.
-      const locked = await findUserByEmail(deps.db, email);
-      await recordAudit(deps.db, events.lockout, audit, locked?.id ?? null, { email, channel });
+  const lockedOut = async (refused: Reservation & { allowed: false }, userId: number | null) => {
+    // The lockout names the account it protects (when there is one), so filtering the audit log by
+    // that user shows it. Only the audit row differs: the answer is the same for every address.
+    if (refused.firstRefusal) {
+      const id = userId ?? (await findUserByEmail(deps.db, email))?.id ?? null;
+      await recordAudit(deps.db, events.lockout, audit, id, { email, channel, scope: refused.scope });
     }
-    return { status: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
-  }
+    return { status: 'throttled', retryAfterSeconds: refused.retryAfterSeconds } as const;
+  };
+
+  const client = await reserveClientAttempt(deps.throttle, email, audit.ip);
+  if (!client.allowed) return lockedOut(client, null);
 
   const row = await findUserByEmail(deps.db, email);
+  // A browser that logged into this account before is outside the per-account limit: a sprayer on
+  // many addresses can drive that count up, but cannot lock the owner's own browser out with it.
+  const knownDevice = row !== undefined && deps.devices.names(input.deviceCookie, row.id, audit.now);
+  if (!knownDevice) {
+    const account = await reserveAccountAttempt(deps.throttle, email);
+    if (!account.allowed) return lockedOut(account, row?.id ?? null);
+  }
+
   let valid = false;
   if (row === undefined) await deps.hasher.burn(input.password);
   else valid = await deps.hasher.verify(row.password, input.password);
@@ -86,7 +103,7 @@ export async function attemptLogin(
     return { status: 'failed' };
   }
 
-  await deps.limiter.clear(key);
+  await settleSuccessfulLogin(deps.throttle, email, audit.ip, !knownDevice);
   if (deps.hasher.needsRehash(row!.password)) {
     // An imported bcrypt or argon2i hash, or argon2id below the configured cost: upgrade it now that
     // we hold the plaintext (never to anything weaker: password-strength.ts).
@@ -105,13 +122,18 @@ export async function attemptLogin(
   return { status: 'ok', user, twoFactor };
 }
 
-/** The audit row of a completed login through `channel` (after the second factor, when there is one). */
-export function recordLoginSucceeded(
+/**
+ * A login through `channel` is complete (after the second factor, when there is one; passkeys too):
+ * its audit row, and the user's unused reset token is deleted — whoever logs in knows the password,
+ * and a forgotten link left in a mailbox must not stay a way into the account (CONTRACT §16).
+ */
+export async function recordLoginSucceeded(
   db: Db,
   channel: LoginChannel,
   userId: number,
   audit: AuditContext,
   details: Record<string, unknown> = {},
 ): Promise<void> {
-  return recordAudit(db, EVENTS[channel].ok, { ...audit, actorId: userId }, userId, { channel, ...details });
+  await deleteResetTokens(db, userId);
+  await recordAudit(db, EVENTS[channel].ok, { ...audit, actorId: userId }, userId, { channel, ...details });
 }

@@ -9,6 +9,7 @@ import { passwordChangedMessage, resetPasswordMessage } from '../mail/messages.t
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
 import { findUserByEmail, updateUser } from '../users/users.repository.ts';
 import { revokeAccessTokens } from './access-tokens.ts';
+import { clearLoginFailures, type LoginThrottle } from './login-throttle.ts';
 import { newPasswordField } from './password-policy.ts';
 import { consumeResetToken, findResetToken, storeResetToken } from './password-resets.repository.ts';
 import type { PasswordHasher } from './passwords.ts';
@@ -21,6 +22,8 @@ export interface PasswordResetDeps {
   readonly mailing: Mailing;
   /** PASSWORD_RESET_EXPIRE, minutes. */
   readonly expireMinutes: number;
+  /** The login counts a successful reset clears (CONTRACT §16). */
+  readonly throttle: LoginThrottle;
 }
 
 /** At most one reset mail per address per minute (Laravel's broker throttle), shared by all instances. */
@@ -144,6 +147,8 @@ export async function resetPassword(
     return true;
   });
   if (!done) return { status: 'invalid' };
+  // The user must not read "try again in 54 seconds" when logging in with the new password.
+  await clearLoginFailures(deps.throttle, user.email, audit.ip);
   deps.mailing.queue.wake();
   return { status: 'reset', user: { ...user, updatedAt: audit.now } };
 }

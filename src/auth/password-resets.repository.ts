@@ -66,3 +66,8 @@ export async function consumeResetToken(
     .executeTakeFirst();
   return result.numDeletedRows === 1n;
 }
+
+/** Deletes the user's reset token, if any (a completed login: login.ts). */
+export async function deleteResetTokens(db: Db, userId: number): Promise<void> {
+  await db.deleteFrom('password_reset_tokens').where('user_id', '=', userId).execute();
+}

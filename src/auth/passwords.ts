@@ -15,6 +15,23 @@ export interface PasswordHasher {
   burn(password: string): Promise<void>;
   /** How many hashes and checks are waiting for a thread now (gatehouse_password_hash_queue). */
   queued(): number;
+  /** True when a new check would be refused (HashQueueFullError): HASH_QUEUE_MAX are waiting. */
+  saturated(): boolean;
+}
+
+/** Seconds a refused check is told to wait: a full queue of OWASP-cost checks drains in about one. */
+export const HASH_QUEUE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * A password check refused because HASH_QUEUE_MAX checks are already waiting for a hashing thread
+ * (CONTRACT §16: 503 with Retry-After). Turned into HTTP in one place, http/plugins/errors.ts.
+ */
+export class HashQueueFullError extends Error {
+  readonly code = 'GH_HASH_QUEUE_FULL';
+  readonly retryAfterSeconds = HASH_QUEUE_RETRY_AFTER_SECONDS;
+  constructor() {
+    super('Too many password checks are waiting');
+  }
 }
 
 export interface Argon2Params {
@@ -37,10 +54,15 @@ const OWASP_DUMMY_HASH =
 /**
  * argon2id hashing on low-priority threads (never on the event loop, see hash-pool.ts), at most
  * `concurrency` at once: a flood of logins then queues here instead of taking the CPU from token checks.
+ * The queue of password CHECKS is bounded by `maxWaiting` (HASH_QUEUE_MAX): past it a check is refused
+ * at once, so a flood costs the attacker a quick 503 instead of costing every legitimate login seconds
+ * of waiting. New-password hashes (registration, reset, change) are never refused: they are rare,
+ * behind the per-IP budget or a session, and refusing one would lose a form the user filled in.
  */
 export function createPasswordHasher(
   concurrency: number,
   params: Argon2Params = OWASP_ARGON2ID,
+  maxWaiting: number = Number.POSITIVE_INFINITY,
 ): PasswordHasher {
   const pool = new Semaphore(concurrency);
   const threads = hashPool(concurrency);
@@ -53,7 +75,10 @@ export function createPasswordHasher(
   let dummy: Promise<string> | undefined =
     prefix === OWASP_PREFIX ? Promise.resolve(OWASP_DUMMY_HASH) : undefined;
 
+  const saturated = () => pool.pending >= maxWaiting;
   const verify = async (stored: string, password: string): Promise<boolean> => {
+    // Checked and queued in the same tick: no other check can slip in between and exceed the bound.
+    if (saturated()) throw new HashQueueFullError();
     try {
       if (stored.startsWith('$argon2')) {
         return (await pool.run(() => threads.run({ op: 'argon2.verify', hash: stored, password }))) === true;
@@ -81,5 +106,6 @@ export function createPasswordHasher(
       await verify(await dummy, password);
     },
     queued: () => pool.pending,
+    saturated,
   };
 }

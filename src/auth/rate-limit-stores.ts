@@ -16,6 +16,8 @@ export interface Hit {
 export interface RateLimitStore {
   hit(key: string, windowMs: number): Promise<Hit>;
   peek(key: string): Promise<Hit | null>;
+  /** Takes back one hit of a live window (never below zero, never extending it). */
+  release(key: string): Promise<void>;
   clear(key: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -46,6 +48,10 @@ export function memoryRateLimitStore(clock: Clock): RateLimitStore {
       const window = live(key);
       return window ? { count: window.count, resetInMs: window.resetAt - clock.now() } : null;
     },
+    async release(key) {
+      const window = live(key);
+      if (window && window.count > 0) window.count--;
+    },
     async clear(key) {
       windows.delete(key);
     },
@@ -64,6 +70,13 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
+// DECR only an existing window with hits left: a window that expired meanwhile is not recreated
+// (without an expiry it would never end), and no count goes below zero.
+const RELEASE_SCRIPT = `
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+if count > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 /** Shared by every instance on one Redis. Keys are hashed: e-mail addresses do not sit in Redis. */
 export function redisRateLimitStore(redis: Redis, namespace: string): RateLimitStore {
   const keyOf = (key: string) => namespace + sha256Hex(key);
@@ -77,6 +90,9 @@ export function redisRateLimitStore(redis: Redis, namespace: string): RateLimitS
       const count = result?.[0]?.[1] as string | null | undefined;
       const ttl = Number(result?.[1]?.[1] ?? -1);
       return count == null || ttl < 0 ? null : { count: Number(count), resetInMs: ttl };
+    },
+    async release(key) {
+      await redis.eval(RELEASE_SCRIPT, 1, keyOf(key));
     },
     async clear(key) {
       await redis.del(keyOf(key));

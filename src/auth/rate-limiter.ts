@@ -36,6 +36,14 @@ export class RateLimiter {
     return hit !== null && hit.count >= limit.max ? seconds(hit.resetInMs) : null;
   }
 
+  /**
+   * Gives back an attempt that `attempt` reserved, once the guarded work shows it should not count
+   * (a right password against a limit on failures).
+   */
+  release(key: string): Promise<void> {
+    return this.store.release(key);
+  }
+
   clear(key: string): Promise<void> {
     return this.store.clear(key);
   }

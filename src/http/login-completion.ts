@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_SECONDS } from '../auth/device-cookies.ts';
 import { newPendingLogin, PENDING_LOGIN_KEY } from '../two-factor/pending-login.ts';
 import type { User } from '../users/user.ts';
 import { expectsJson } from './negotiation.ts';
@@ -58,8 +59,25 @@ export async function completeLogin(
   session.pull(PENDING_LOGIN_KEY);
   const intended = session.pull('intended');
   await session.login(login.user.id, login.remember);
+  rememberDevice(request, reply, login.user.id);
   if (expectsJson(request)) return reply.code(204).send();
   return reply.redirect(destination(request, login, intended));
+}
+
+/**
+ * The device cookie (CONTRACT §16): this browser has now logged into this account, so a later spray
+ * against the account from other addresses cannot lock it out (auth/device-cookies.ts). Set on every
+ * completed browser login, web and admin alike, keeping the browser's other accounts.
+ */
+function rememberDevice(request: FastifyRequest, reply: FastifyReply, userId: number): void {
+  const { auth, config } = request.server.services;
+  reply.setCookie(DEVICE_COOKIE, auth.deviceCookie(request.cookies[DEVICE_COOKIE], userId), {
+    path: '/',
+    maxAge: DEVICE_COOKIE_MAX_AGE_SECONDS,
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: config.secureCookies,
+  });
 }
 
 /**

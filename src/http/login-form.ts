@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { DEVICE_COOKIE } from '../auth/device-cookies.ts';
 import type { LoginChannel } from '../auth/login.ts';
 import type { Html } from '../lib/html.ts';
 import { field, rules, validate, validationError } from '../lib/validation.ts';
@@ -54,7 +55,11 @@ export function loginHandler(app: FastifyInstance, form: LoginForm) {
     );
     if (!validated.ok) return validated.reply;
     const input = validated.value;
-    const result = await auth.login(form.guard, input, auditContext(request));
+    const result = await auth.login(
+      form.guard,
+      { email: input.email, password: input.password, deviceCookie: request.cookies[DEVICE_COOKIE] },
+      auditContext(request),
+    );
     if (result.status !== 'ok') {
       const message =
         result.status === 'throttled'

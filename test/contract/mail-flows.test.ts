@@ -32,6 +32,11 @@ function resetDeps(ctx: TestApp): PasswordResetDeps {
     hasher: ctx.services.hasher,
     mailing: createMailing(ctx.config, ctx.services.i18n, ctx.services.outbox),
     expireMinutes: ctx.config.passwordResetExpireMinutes,
+    throttle: {
+      limiter: ctx.services.limiter,
+      perClient: { max: 5, windowSeconds: 60 },
+      perAccount: { max: 20, windowSeconds: 900 },
+    },
   };
 }
 

@@ -210,7 +210,7 @@ await describeEachDialect(
       assert.equal(threeRow?.disabled_at, null, 'the refused admin changed nothing');
     });
 
-    test('the admin login has its own throttle, separate from the web login', async () => {
+    test('§16 one count: the admin login shares the per-e-mail+IP count of the web login', async () => {
       const t = ctx();
       const user = await t.createUser({ panelAccess: true });
       const web = new Browser(t.app);
@@ -223,7 +223,7 @@ await describeEachDialect(
       const admin = new Browser(t.app);
       await admin.get('/admin/login');
       const fine = await admin.post('/admin/login', { email: user.email, password: user.password });
-      assert.equal(fine.statusCode, 302, 'web failures do not lock the panel login');
+      assert.equal(fine.statusCode, 429, 'five web failures lock the panel login of that e-mail and IP too');
 
       const other = await t.createUser({ panelAccess: true });
       const attacker = new Browser(t.app);
@@ -244,8 +244,8 @@ await describeEachDialect(
       await webLogin.get('/login');
       assert.equal(
         (await webLogin.post('/login', { email: other.email, password: other.password })).statusCode,
-        302,
-        'panel failures do not lock the web login',
+        429,
+        'panel failures lock the web login of that e-mail and IP too',
       );
     });
 

@@ -228,16 +228,20 @@ function twoInstances(dialect: Server) {
     assert.ok(Number(locked.headers.get('retry-after')) > 0);
     assert.equal((await attempt(a, PASSWORD)).status, 429);
 
-    // The web form has its own counter (per e-mail + IP), shared the same way.
+    // One count for the three doors (CONTRACT §16): the web form of that e-mail and IP is locked too.
     const web = new HttpClient(a.url);
     await web.get('/login');
+    assert.equal((await web.post('/login', { email, password: PASSWORD })).status, 429);
+
+    // Another account's web failures are shared between the instances the same way.
+    const other = (await register(b)).email;
     for (const server of [a, b, a, b, a]) {
       web.baseUrl = server.url;
-      const failed = await web.post('/login', { email, password: 'wrong password' });
+      const failed = await web.post('/login', { email: other, password: 'wrong password' });
       assert.equal(failed.status, 422);
     }
     web.baseUrl = b.url;
-    assert.equal((await web.post('/login', { email, password: PASSWORD })).status, 429);
+    assert.equal((await web.post('/login', { email: other, password: PASSWORD })).status, 429);
 
     // The counters live in Redis under this run's prefix (hashed keys: no e-mail address in Redis).
     const keys = await redisKeys(prefix);

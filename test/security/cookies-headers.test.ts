@@ -48,8 +48,11 @@ async function everyCookie(app: TestApp): Promise<SeenCookie[]> {
   return seen;
 }
 
-/** Cookies a script must read (Sanctum's XSRF-TOKEN) or that the contract names (§7 `locale`). */
-const NAMED_BY_CONTRACT = new Set(['XSRF-TOKEN', 'locale']);
+/**
+ * Cookies a script must read (Sanctum's XSRF-TOKEN) or that the contract names (§7 `locale`, §16
+ * `gatehouse_device`: its value is signed, so a subdomain cannot forge one; no __Host- needed).
+ */
+const NAMED_BY_CONTRACT = new Set(['XSRF-TOKEN', 'locale', 'gatehouse_device']);
 
 /**
  * Issue 7 §7 / CONTRACT §4: every cookie is HttpOnly (except the XSRF-TOKEN an SPA must read),
@@ -73,7 +76,7 @@ for (const scheme of ['http', 'https'] as const) {
           assert.ok(names.has(prefix + name), `${prefix + name} was set (seen: ${[...names].join(', ')})`);
           if (prefix) assert.ok(!names.has(name), `${name} without its __Host- prefix`);
         }
-        assert.ok(names.has('XSRF-TOKEN') && names.has('locale'));
+        assert.ok(names.has('XSRF-TOKEN') && names.has('locale') && names.has('gatehouse_device'));
         for (const cookie of seen) {
           const a = cookie.attributes;
           assert.equal(a.get('path'), '/', cookie.line);

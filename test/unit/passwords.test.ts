@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { deviceCookies } from '../../src/auth/device-cookies.ts';
 import { attemptLogin } from '../../src/auth/login.ts';
 import { isAsStrong, parseArgon2, upgradedParams } from '../../src/auth/password-strength.ts';
 import { createPasswordHasher, OWASP_ARGON2ID } from '../../src/auth/passwords.ts';
@@ -177,7 +178,16 @@ describe('rehash on login (attemptLogin)', () => {
   const database = openDatabase({ dialect: 'sqlite', filename: ':memory:' });
   const clock = fakeClock(Date.UTC(2026, 0, 1));
   const limiter = new RateLimiter(memoryRateLimitStore(clock));
-  const deps = { db: database.db, hasher, limiter, limit: { max: 5, windowSeconds: 60 } };
+  const deps = {
+    db: database.db,
+    hasher,
+    throttle: {
+      limiter,
+      perClient: { max: 5, windowSeconds: 60 },
+      perAccount: { max: 20, windowSeconds: 900 },
+    },
+    devices: deviceCookies(Buffer.alloc(32, 1)),
+  };
   const provider = databaseUserProvider(userFinder(database.db));
   let userId = 0;
 

@@ -49,6 +49,16 @@ function limiterContract(makeStore: () => RateLimitStore) {
     assert.deepEqual(await limiter.attempt('d', LIMIT), { allowed: true, remaining: 4 });
   });
 
+  test('release() gives back one reserved attempt, never below zero, never for a dead window', async () => {
+    const limiter = new RateLimiter(makeStore());
+    for (let i = 0; i < 5; i++) await limiter.attempt('r', LIMIT);
+    await limiter.release('r');
+    assert.deepEqual(await limiter.attempt('r', LIMIT), { allowed: true, remaining: 0 });
+    await limiter.release('unknown');
+    assert.equal(await limiter.blocked('unknown', LIMIT), null, 'no window was created');
+    assert.equal(await limiter.store.peek('unknown'), null);
+  });
+
   test('concurrent attempts never exceed the limit', async () => {
     const limiter = new RateLimiter(makeStore());
     const results = await Promise.all(Array.from({ length: 20 }, () => limiter.attempt('e', LIMIT)));

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { HashQueueFullError } from '../../auth/passwords.ts';
 import { ValidationError } from '../../lib/validation.ts';
 import { AuthenticationError, HttpError, PasswordConfirmationRequiredError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
@@ -36,6 +37,12 @@ export const errorsPlugin = fp(
       }
       if (error instanceof PasswordConfirmationRequiredError && !expectsJson(request)) {
         return redirectToConfirmation(request, reply);
+      }
+      if (error instanceof HashQueueFullError) {
+        // CONTRACT §16: a login flood is answered at once instead of queueing every later login behind it.
+        reply.header('retry-after', String(error.retryAfterSeconds));
+        const message = t('auth.busy');
+        return respond(request, reply, 503, message, message);
       }
       if (error instanceof HttpError) {
         reply.headers(error.headers);

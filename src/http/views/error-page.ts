@@ -19,10 +19,10 @@ export interface ErrorPageView {
 }
 
 /** Statuses with their own wording; any other 4xx reads as "could not be handled". */
-const KNOWN = new Set([403, 404, 419, 429, 500]);
+const KNOWN = new Set([403, 404, 419, 429, 500, 503]);
 
 /**
- * Error pages in plain language (404, 403, 419, 429, 500, and a generic one), each with a way on:
+ * Error pages in plain language (404, 403, 419, 429, 500, 503, and a generic one), each with a way on:
  * back to the page before, home or the dashboard, and — where a session may have ended — log in again.
  */
 export function errorPage(request: FastifyRequest, view: ErrorPageView): Html {

@@ -13,6 +13,8 @@ const access = 'session';
 const message = (description: string) => ({ description, json: ref('Message') });
 const notFound = message('Not one of your ids.');
 const done = (description: string) => ({ 204: { description } });
+/** On every route that checks the user's password (CONTRACT §16, bounded hashing). */
+const busy = message('Too many password checks are waiting; `Retry-After`.');
 
 /** CONTRACT §10 and §11: the signed-in user's own account (web session or SPA session). */
 export function accountPaths(abilityCatalogue: readonly string[]): Record<string, Record<string, Op>> {
@@ -33,6 +35,7 @@ export function accountPaths(abilityCatalogue: readonly string[]): Record<string
             json: ref('ValidationError'),
           },
           429: { description: 'Throttled (`auth.throttle` on `password`).', json: ref('Error') },
+          503: busy,
         },
       },
     },
@@ -89,6 +92,7 @@ export function accountPaths(abilityCatalogue: readonly string[]): Record<string
         responses: {
           ...done('Changed.'),
           429: { description: 'Throttled (`auth.throttle` on `current_password`).', json: ref('Error') },
+          503: busy,
         },
       },
     },
@@ -120,6 +124,7 @@ export function accountPaths(abilityCatalogue: readonly string[]): Record<string
         responses: {
           ...done('Ended.'),
           429: { description: 'Throttled (`auth.throttle` on `password`).', json: ref('Error') },
+          503: busy,
         },
       },
     },
@@ -183,6 +188,7 @@ export function accountPaths(abilityCatalogue: readonly string[]): Record<string
             json: ref('ValidationError'),
           },
           429: { description: 'Throttled (`auth.throttle` on `password`).', json: ref('Error') },
+          503: busy,
         },
       },
     },

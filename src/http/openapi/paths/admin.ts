@@ -108,5 +108,6 @@ export const adminPaths: Record<string, Record<string, Op>> = {
   '/admin/users/{id}/delete': action("Delete the user (the admin's `password` in the body)", {
     422: 'Wrong password.',
     429: 'Too many wrong passwords.',
+    503: 'Too many password checks are waiting; `Retry-After`.',
   }),
 };
