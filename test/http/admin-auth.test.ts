@@ -283,10 +283,18 @@ await describeEachDialect(
       });
       assert.equal(crossed.statusCode, 419);
 
+      // The admin guard has no remember-me (CONTRACT §16): the box is ignored, no cookie, no token.
       const remembered = await adminBrowser(t, admin, true);
-      assert.ok(remembered.cookies.get('gatehouse_admin_remember'));
+      assert.equal(remembered.cookies.get('gatehouse_admin_remember'), undefined);
+      const tokens = await t.db
+        .selectFrom('remember_tokens')
+        .select('id')
+        .where('user_id', '=', admin.id)
+        .where('guard', '=', 'admin')
+        .execute();
+      assert.equal(tokens.length, 0, 'no admin remember-me token is stored');
       remembered.cookies.delete('gatehouse_admin_session');
-      assert.equal((await remembered.get('/admin')).statusCode, 200, 'the admin remember-me cookie restores');
+      assert.equal((await remembered.get('/admin')).statusCode, 302, 'no cookie brings the panel back');
     });
   },
   { overrides: { hasher: countingHasher() } },
