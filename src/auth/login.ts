@@ -4,7 +4,7 @@ import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
 import { findUserByEmail, updateUser } from '../users/users.repository.ts';
 import type { UserProvider } from './guards.ts';
-import type { PasswordHasher } from './passwords.ts';
+import type { PasswordHasher, PasswordMatch } from './passwords.ts';
 import type { Limit, RateLimiter } from './rate-limiter.ts';
 
 export interface LoginDeps {
@@ -76,10 +76,10 @@ export async function attemptLogin(
   }
 
   const row = await findUserByEmail(deps.db, email);
-  let valid = false;
+  let match: PasswordMatch = 'wrong';
   if (row === undefined) await deps.hasher.burn(input.password);
-  else valid = await deps.hasher.verify(row.password, input.password);
-  const user = row && valid ? toUser(row) : null;
+  else match = await deps.hasher.check(row.password, input.password);
+  const user = row && match !== 'wrong' ? toUser(row) : null;
 
   if (user === null || !provider.accepts(user)) {
     await recordAudit(deps.db, events.failed, audit, row?.id ?? null, { email, channel });
@@ -87,9 +87,10 @@ export async function attemptLogin(
   }
 
   await deps.limiter.clear(key);
-  if (deps.hasher.needsRehash(row!.password)) {
-    // An imported bcrypt or argon2i hash, or argon2id below the configured cost: upgrade it now that
-    // we hold the plaintext (never to anything weaker: password-strength.ts).
+  if (match === 'rehash') {
+    // An imported bcrypt or argon2i hash, argon2id below the configured cost, or a hash of the
+    // un-normalised password: upgrade it now that we hold the plaintext (never to anything weaker:
+    // password-strength.ts).
     await updateUser(deps.db, user.id, { password: await deps.hasher.rehash(row!.password, input.password) });
   }
   const twoFactor = await hasConfirmedTwoFactor(deps.db, user.id);

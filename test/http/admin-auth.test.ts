@@ -16,6 +16,10 @@ function countingHasher(): PasswordHasher {
       verifications.count++;
       return inner.verify(hash, password);
     },
+    check: async (hash, password) => {
+      verifications.count++;
+      return inner.check(hash, password);
+    },
   };
 }
 
