@@ -3,13 +3,13 @@ import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Database } from '../db/schema.ts';
 import { MINUTE } from '../lib/clock.ts';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
-import { field, rules } from '../lib/validation.ts';
+import { type Failure, field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { passwordChangedMessage, resetPasswordMessage } from '../mail/messages.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
 import { findUserByEmail, updateUser } from '../users/users.repository.ts';
 import { revokeAccessTokens } from './access-tokens.ts';
-import { newPasswordField } from './password-policy.ts';
+import { newPasswordField, personalPasswordFailure } from './password-policy.ts';
 import { consumeResetToken, findResetToken, storeResetToken } from './password-resets.repository.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { revokeRememberTokens } from './remember-me.ts';
@@ -79,7 +79,11 @@ export interface ResetInput {
   readonly password: string;
 }
 
-export type ResetResult = { readonly status: 'reset'; readonly user: User } | { readonly status: 'invalid' };
+export type ResetResult =
+  | { readonly status: 'reset'; readonly user: User }
+  | { readonly status: 'invalid' }
+  /** The new password contains the account's name (the form's rules saw only the address and APP_NAME). */
+  | { readonly status: 'weak'; readonly failure: Failure };
 
 /**
  * The read-only check of a reset link: the user of that address (enabled) holds this token and it has
@@ -120,6 +124,10 @@ export async function resetPassword(
   const found = await checkResetLink(deps, input.email, input.token, audit.now);
   if (found === null) return { status: 'invalid' };
   const { row, tokenHash, notBefore } = found;
+  // Only now, with the link proven, is the account's name used: judged before, the answer would tell
+  // anyone holding an address whether a guess at its owner's name was right.
+  const weak = personalPasswordFailure(input.password, { appName: '', name: row.name });
+  if (weak !== undefined) return { status: 'weak', failure: weak };
 
   const password = await deps.hasher.hash(input.password);
   const user = toUser(row);
