@@ -5,7 +5,7 @@ import { MINUTE } from '../lib/clock.ts';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
 import { type Failure, field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
-import { passwordChangedMessage, resetPasswordMessage } from '../mail/messages.ts';
+import { passwordChangedMessage, recipientFor, resetPasswordMessage } from '../mail/messages.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
 import { findUserByEmail, updateUser } from '../users/users.repository.ts';
 import { revokeAccessTokens } from './access-tokens.ts';
@@ -61,7 +61,7 @@ export async function requestPasswordReset(
     if (!stored) return false;
     const message = resetPasswordMessage(
       deps.mailing.context,
-      { email: user.email, name: user.name, locale },
+      recipientFor(user, locale),
       token,
       deps.expireMinutes,
     );
@@ -142,6 +142,7 @@ export async function resetPassword(
     const tokens = await revokeAccessTokens(trx, user.id, { all: true }, { ...audit, actorId: user.id });
     await deps.mailing.queue.enqueue(
       trx,
+      // The reset link came back from this mailbox (verified just above): the name may be used.
       passwordChangedMessage(deps.mailing.context, { email: user.email, name: user.name, locale }, audit.now),
     );
     await recordAudit(trx, 'password.reset', { ...audit, actorId: user.id }, user.id, {

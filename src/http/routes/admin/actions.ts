@@ -33,7 +33,14 @@ export async function adminActionRoutes(app: FastifyInstance) {
     const id = idParam((request.params as Params)['id']);
     const row = await findUserById(db, id);
     if (row === undefined) throw new NotFoundError();
-    return { id, email: row.email, name: row.name, locale: row.locale, back: `/admin/users/${id}` };
+    return {
+      id,
+      email: row.email,
+      name: row.name,
+      locale: row.locale,
+      emailVerifiedAt: row.email_verified_at,
+      back: `/admin/users/${id}`,
+    };
   }
 
   function account(
