@@ -179,7 +179,7 @@ await describeEachDialect(
       // 1. The flag is withdrawn (by the command line's domain function).
       const first = await adminBrowser(t, one, true);
       assert.equal((await first.get('/admin/users')).statusCode, 200);
-      assert.equal(await setPanelAccess(t.db, one.id, false, { now: Date.now() }), 'ok');
+      assert.equal(await setPanelAccess(t.db, one.id, false, { now: Date.now() }, 'cli'), 'ok');
       const refused = await first.get('/admin/users');
       assert.equal(refused.statusCode, 403);
       assert.match(refused.body, /Your access to the administration panel has been withdrawn\./);
