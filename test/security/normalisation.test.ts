@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { hashPool } from '../../src/auth/hash-pool.ts';
 import { OWASP_ARGON2ID } from '../../src/auth/passwords.ts';
+import { up as normaliseStoredEmails } from '../../src/db/migrations/2026_11_28_000101_normalise_stored_emails.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { sendJson, signedInAdmin, signedInBrowser } from '../helpers/account.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
@@ -156,6 +157,18 @@ await describeEachDialect(
         'now either form works',
       );
       assert.equal((await login(t, user.email, 'Creme-brulee-horizon')).statusCode, 422);
+    });
+
+    test('normalisation: an address stored decomposed before this rule is rewritten in NFC by the migration', async () => {
+      const t = ctx();
+      const { composed, decomposed } = joseAddresses();
+      const user = await t.createUser({ email: decomposed });
+      assert.equal((await usersNamed(t, decomposed)).length, 1, 'stored as it was typed, before the rule');
+      assert.equal((await login(t, composed, user.password)).statusCode, 422, 'unreachable until migrated');
+      await normaliseStoredEmails(t.db as never);
+      const [row] = await usersNamed(t, composed);
+      assert.equal(row?.id, user.id, 'now stored NFC');
+      assert.equal((await login(t, decomposed, user.password)).statusCode, 204);
     });
   },
   { overrides: { clock } },
