@@ -11,6 +11,7 @@ import {
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
+import { recipientFor } from '../mail/messages.ts';
 import { registrationSchema } from '../users/registration.ts';
 import { normaliseEmail, toUser } from '../users/user.ts';
 import { findUserByEmail, findUserById, updateUser } from '../users/users.repository.ts';
@@ -155,11 +156,10 @@ export async function confirmEmailChange(
       if (!(await switchToPendingEmail(trx, userId, pending, audit.now))) return 'no_pending';
       await deps.mailing.queue.enqueue(
         trx,
-        emailChangedMessage(
-          deps.mailing.context,
-          { email: row.email, name: row.name, locale: row.locale },
-          { newEmail: pending, at: audit.now },
-        ),
+        emailChangedMessage(deps.mailing.context, recipientFor(toUser(row), row.locale), {
+          newEmail: pending,
+          at: audit.now,
+        }),
       );
       await recordAudit(trx, 'user.email_changed', audit, userId, {
         from: row.email,

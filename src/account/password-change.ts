@@ -8,6 +8,8 @@ import { destroyUserSessions } from '../auth/sessions.ts';
 import type { Database } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
+import { recipientFor } from '../mail/messages.ts';
+import { toUser } from '../users/user.ts';
 import { findUserById, updateUser } from '../users/users.repository.ts';
 import { passwordUpdatedMessage } from './mails.ts';
 import type { PasswordCheck } from './password-check.ts';
@@ -53,7 +55,7 @@ export async function changePassword(
     const tokens = deps.revokesTokens ? await deleteTokens(trx, userId) : 0;
     await deps.mailing.queue.enqueue(
       trx,
-      passwordUpdatedMessage(deps.mailing.context, { email: row.email, name: row.name, locale }, audit.now),
+      passwordUpdatedMessage(deps.mailing.context, recipientFor(toUser(row), locale), audit.now),
     );
     await recordAudit(trx, 'user.password_changed', audit, userId, {
       sessions_ended: sessions,

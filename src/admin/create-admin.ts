@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import { withPasswordFacts } from '../auth/password-policy.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
@@ -23,14 +24,18 @@ export interface NewAdminInput {
 export function validateNewAdmin(
   input: NewAdminInput & { confirmation?: string },
   t: Translate,
+  appName: string,
 ): NewAdminInput {
   const value = validate<NewAdminInput>(
-    {
-      name: input.name,
-      email: input.email,
-      password: input.password,
-      password_confirmation: input.confirmation ?? input.password,
-    },
+    withPasswordFacts(
+      {
+        name: input.name,
+        email: input.email,
+        password: input.password,
+        password_confirmation: input.confirmation ?? input.password,
+      },
+      { appName },
+    ),
     registrationSchema,
     t,
   );

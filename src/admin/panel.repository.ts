@@ -74,7 +74,8 @@ export async function searchUserRows(
   db: Db,
   search: UserSearch,
 ): Promise<{ rows: UserRow[]; total: number }> {
-  const term = search.query.trim().toLowerCase();
+  // Names and addresses are searched in the stored form of an address (users/user.ts normaliseEmail).
+  const term = search.query.trim().normalize('NFC').toLowerCase();
   let base = db.selectFrom('users');
   if (term !== '') {
     const pattern = `%${escapeLike(term)}%`;

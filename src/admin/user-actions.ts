@@ -4,6 +4,7 @@ import { deleteTokens } from '../auth/access-tokens.repository.ts';
 import { revokeRememberTokens } from '../auth/remember-me.ts';
 import { destroyUserSessions } from '../auth/sessions.ts';
 import type { Database, Db } from '../db/schema.ts';
+import { ownerId } from './owner.ts';
 import { setUserFlag, type UserFlagChange, userExists } from './panel.repository.ts';
 
 /**
@@ -11,9 +12,23 @@ import { setUserFlag, type UserFlagChange, userExists } from './panel.repository
  * change the row once and audit once) plus its audit row, in one transaction.
  *
  * - `ok`: changed and audited; `unchanged`: already in that state, nothing written;
- * - `self`: refused because an admin may not lock themselves out; `not_found`: no such user.
+ * - `self`: refused because an admin may not lock themselves out; `not_found`: no such user;
+ * - `owner`: refused because no admin may lock the installation's owner out (CONTRACT §16).
  */
-export type AccountActionResult = 'ok' | 'unchanged' | 'self' | 'not_found';
+export type AccountActionResult = 'ok' | 'unchanged' | 'self' | 'owner' | 'not_found';
+
+/**
+ * Who withdraws access: an admin in the panel, or the operator at the command line (admin:revoke).
+ * Only the panel is held back from the owner: a rogue or compromised admin account must not be able
+ * to lock out the person who set the installation up, while whoever runs the CLI already holds the
+ * server (and the database) and is the one who can hand ownership on.
+ */
+export type ActingThrough = 'panel' | 'cli';
+
+/** The owner rule: true when `through` may not lock `userId` out. */
+async function protectsOwner(db: Db, userId: number, through: ActingThrough): Promise<boolean> {
+  return through === 'panel' && (await ownerId(db)) === userId;
+}
 
 export function markEmailVerified(db: Kysely<Database>, userId: number, audit: AuditContext) {
   return change(db, userId, { verify: true }, 'admin.user.verified', audit);
@@ -28,8 +43,14 @@ export function markEmailVerified(db: Kysely<Database>, userId: number, audit: A
  * panel answers with 403 "access withdrawn" (CONTRACT §6) and then ends. They cannot do anything
  * meanwhile — every panel request asks the provider again.
  */
-export function disableUser(db: Kysely<Database>, userId: number, audit: AuditContext) {
-  if (audit.actorId === userId) return Promise.resolve<AccountActionResult>('self');
+export async function disableUser(
+  db: Kysely<Database>,
+  userId: number,
+  audit: AuditContext,
+): Promise<AccountActionResult> {
+  if (audit.actorId === userId) return 'self';
+  // Disabling is a panel action only (no CLI command), so the owner is always protected here.
+  if (await protectsOwner(db, userId, 'panel')) return 'owner';
   return change(db, userId, { disabled: true }, 'admin.user.disabled', audit, async (trx) => ({
     sessions: await destroyUserSessions(trx, userId, 'web'),
     remember_tokens: await revokeRememberTokens(trx, userId),
@@ -43,11 +64,19 @@ export function enableUser(db: Kysely<Database>, userId: number, audit: AuditCon
 
 /**
  * Grants or withdraws the panel-access flag. Nobody changes their own: an admin cannot lock
- * themselves out by mistake, nor has anything to gain by granting it. Withdrawing also forgets the
- * user's admin remember-me tokens; a live admin session gets 403 on its next request.
+ * themselves out by mistake, nor has anything to gain by granting it. The panel cannot withdraw the
+ * owner's access; the CLI can (ActingThrough). Withdrawing also forgets any admin remember-me tokens
+ * left from before the panel lost remember-me; a live admin session gets 403 on its next request.
  */
-export function setPanelAccess(db: Kysely<Database>, userId: number, grant: boolean, audit: AuditContext) {
-  if (audit.actorId === userId) return Promise.resolve<AccountActionResult>('self');
+export async function setPanelAccess(
+  db: Kysely<Database>,
+  userId: number,
+  grant: boolean,
+  audit: AuditContext,
+  through: ActingThrough,
+): Promise<AccountActionResult> {
+  if (audit.actorId === userId) return 'self';
+  if (!grant && (await protectsOwner(db, userId, through))) return 'owner';
   const event = grant ? 'admin.user.panel_granted' : 'admin.user.panel_revoked';
   return change(db, userId, { panelAccess: grant }, event, audit, async (trx) =>
     grant ? undefined : { remember_tokens: await revokeRememberTokens(trx, userId, 'admin') },

@@ -9,7 +9,9 @@ import type { AuthConfig } from './guards.ts';
  * - `web` owns every page (`pathPrefix: '/'`): its session cookie, remember-me cookie and login page.
  * - `admin` owns `/admin`: other cookies, a shorter idle lifetime and the `admins` provider, so a web
  *   session never opens the panel and an admin session never opens /dashboard. A panel session whose
- *   user loses access gets 403 and is ended (`refusedMessage`), not a login form.
+ *   user loses access gets 403 and is ended (`refusedMessage`), not a login form. It has no
+ *   remember-me cookie (CONTRACT §16): a 30-day cookie would defeat the panel's 30-minute idle
+ *   limit, so a panel login ignores `remember`.
  * - `sanctum` owns `/api` (Laravel's auth:sanctum): the `web` session for stateful front ends
  *   (SANCTUM_STATEFUL_DOMAINS), else a bearer token through `api` — see auth/sanctum-guard.ts.
  *
@@ -34,7 +36,6 @@ export function authConfig(config: Config): AuthConfig {
         provider: 'admins',
         pathPrefix: '/admin',
         cookie: 'gatehouse_admin_session',
-        rememberCookie: 'gatehouse_admin_remember',
         loginPath: '/admin/login',
         idleMinutes: config.adminSessionLifetimeMinutes,
         refusedMessage: 'admin.access_withdrawn',

@@ -171,7 +171,7 @@ export function createAuthService(deps: AuthServiceDeps) {
     limiter: deps.limiter,
     limit: { max: 5, windowSeconds: 60 },
   };
-  type Someone = Pick<User, 'id' | 'email' | 'name' | 'locale'>;
+  type Someone = Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>;
 
   return {
     config: deps.authConfig,

@@ -148,7 +148,8 @@ export async function queueVerificationMail(
   const link = verificationLink(settings, user, now);
   const message = verifyEmailMessage(
     mailing.context,
-    { email: user.email, name: user.name, locale: user.locale },
+    // No name: this address is the one not proven yet (CONTRACT §16, mail/messages.ts recipientFor).
+    { email: user.email, locale: user.locale },
     { url: link.url, signature: link.signature, expiresInMinutes: settings.expireMinutes },
   );
   await mailing.queue.enqueue(db, message);

@@ -41,7 +41,8 @@ export type SessionGuardConfig = {
   readonly pathPrefix: string;
   /** Cookie names as configured; `__Host-` (`__Secure-` with SESSION_DOMAIN) is prepended when APP_URL is https. */
   readonly cookie: string;
-  readonly rememberCookie: string;
+  /** The remember-me cookie; a guard without one has no remember-me (its logins ignore `remember`). */
+  readonly rememberCookie?: string;
   /** A cookie scripts may read, mirroring the CSRF token (Sanctum's XSRF-TOKEN), for SPAs. */
   readonly xsrfCookie?: string;
   /** Where a guest who needs this guard is sent (remembering the page asked for). */
@@ -166,8 +167,11 @@ function checkOptions(config: AuthConfig, name: string, guard: GuardConfig): voi
   const fail = (why: string) => new AuthConfigError(`Auth guard "${name}" ${why}`);
   const text = (option: string) => typeof (guard as CustomGuardConfig)[option] === 'string';
   if (isSessionGuard(guard)) {
-    for (const option of ['pathPrefix', 'cookie', 'rememberCookie', 'loginPath']) {
+    for (const option of ['pathPrefix', 'cookie', 'loginPath']) {
       if (!text(option)) throw fail(`needs the option "${option}"`);
+    }
+    if (guard.rememberCookie !== undefined && !text('rememberCookie')) {
+      throw fail('has a "rememberCookie" that is no cookie name');
     }
     if (!(Number.isInteger(guard.idleMinutes) && guard.idleMinutes > 0)) {
       throw fail('needs "idleMinutes", a whole number of minutes');

@@ -13,7 +13,7 @@ import {
   settleSuccessfulLogin,
 } from './login-throttle.ts';
 import { deleteResetTokens } from './password-resets.repository.ts';
-import { HashQueueFullError, type PasswordHasher } from './passwords.ts';
+import { HashQueueFullError, type PasswordHasher, type PasswordMatch } from './passwords.ts';
 
 export interface LoginDeps {
   readonly db: Db;
@@ -93,10 +93,10 @@ export async function attemptLogin(
     if (!account.allowed) return lockedOut(account, row?.id ?? null);
   }
 
-  let valid = false;
+  let match: PasswordMatch = 'wrong';
   if (row === undefined) await deps.hasher.burn(input.password);
-  else valid = await deps.hasher.verify(row.password, input.password);
-  const user = row && valid ? toUser(row) : null;
+  else match = await deps.hasher.check(row.password, input.password);
+  const user = row && match !== 'wrong' ? toUser(row) : null;
 
   if (user === null || !provider.accepts(user)) {
     await recordAudit(deps.db, events.failed, audit, row?.id ?? null, { email, channel });
@@ -104,9 +104,10 @@ export async function attemptLogin(
   }
 
   await settleSuccessfulLogin(deps.throttle, email, audit.ip, !knownDevice);
-  if (deps.hasher.needsRehash(row!.password)) {
-    // An imported bcrypt or argon2i hash, or argon2id below the configured cost: upgrade it now that
-    // we hold the plaintext (never to anything weaker: password-strength.ts).
+  if (match === 'rehash') {
+    // An imported bcrypt or argon2i hash, argon2id below the configured cost, or a hash of the
+    // un-normalised password: upgrade it now that we hold the plaintext (never to anything weaker:
+    // password-strength.ts).
     await updateUser(deps.db, user.id, { password: await deps.hasher.rehash(row!.password, input.password) });
   }
   const twoFactor = await hasConfirmedTwoFactor(deps.db, user.id);

@@ -3,14 +3,14 @@ import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Database } from '../db/schema.ts';
 import { MINUTE } from '../lib/clock.ts';
 import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
-import { field, rules } from '../lib/validation.ts';
+import { type Failure, field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
-import { passwordChangedMessage, resetPasswordMessage } from '../mail/messages.ts';
+import { passwordChangedMessage, recipientFor, resetPasswordMessage } from '../mail/messages.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
 import { findUserByEmail, updateUser } from '../users/users.repository.ts';
 import { revokeAccessTokens } from './access-tokens.ts';
 import { clearLoginFailures, type LoginThrottle } from './login-throttle.ts';
-import { newPasswordField } from './password-policy.ts';
+import { newPasswordField, personalPasswordFailure } from './password-policy.ts';
 import { consumeResetToken, findResetToken, storeResetToken } from './password-resets.repository.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { revokeRememberTokens } from './remember-me.ts';
@@ -64,7 +64,7 @@ export async function requestPasswordReset(
     if (!stored) return false;
     const message = resetPasswordMessage(
       deps.mailing.context,
-      { email: user.email, name: user.name, locale },
+      recipientFor(user, locale),
       token,
       deps.expireMinutes,
     );
@@ -82,7 +82,11 @@ export interface ResetInput {
   readonly password: string;
 }
 
-export type ResetResult = { readonly status: 'reset'; readonly user: User } | { readonly status: 'invalid' };
+export type ResetResult =
+  | { readonly status: 'reset'; readonly user: User }
+  | { readonly status: 'invalid' }
+  /** The new password contains the account's name (the form's rules saw only the address and APP_NAME). */
+  | { readonly status: 'weak'; readonly failure: Failure };
 
 /**
  * The read-only check of a reset link: the user of that address (enabled) holds this token and it has
@@ -123,6 +127,10 @@ export async function resetPassword(
   const found = await checkResetLink(deps, input.email, input.token, audit.now);
   if (found === null) return { status: 'invalid' };
   const { row, tokenHash, notBefore } = found;
+  // Only now, with the link proven, is the account's name used: judged before, the answer would tell
+  // anyone holding an address whether a guess at its owner's name was right.
+  const weak = personalPasswordFailure(input.password, { appName: '', name: row.name });
+  if (weak !== undefined) return { status: 'weak', failure: weak };
 
   const password = await deps.hasher.hash(input.password);
   const user = toUser(row);
@@ -137,6 +145,7 @@ export async function resetPassword(
     const tokens = await revokeAccessTokens(trx, user.id, { all: true }, { ...audit, actorId: user.id });
     await deps.mailing.queue.enqueue(
       trx,
+      // The reset link came back from this mailbox (verified just above): the name may be used.
       passwordChangedMessage(deps.mailing.context, { email: user.email, name: user.name, locale }, audit.now),
     );
     await recordAudit(trx, 'password.reset', { ...audit, actorId: user.id }, user.id, {

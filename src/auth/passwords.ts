@@ -3,10 +3,23 @@ import { Semaphore } from '../lib/semaphore.ts';
 import { hashPool } from './hash-pool.ts';
 import { isAsStrong, upgradedParams } from './password-strength.ts';
 
+/** A password check's answer: `rehash` is a right password whose stored hash should be replaced now. */
+export type PasswordMatch = 'wrong' | 'ok' | 'rehash';
+
+/**
+ * Every method takes the password as typed and NFKC-normalises it first (CONTRACT §16): "é" typed
+ * composed or decomposed, a full-width "Ａ" or the "ﬁ" ligature some keyboards and password managers
+ * produce must be the same password everywhere, or a user is locked out by a device change.
+ */
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   /** False for a wrong password or a malformed hash; never throws for bad input. */
   verify(hash: string, password: string): Promise<boolean>;
+  /**
+   * verify, telling a login whether to replace the hash while it holds the plaintext: when it is weaker
+   * than configured (needsRehash), or was made of the un-normalised password before normalisation.
+   */
+  check(hash: string, password: string): Promise<PasswordMatch>;
   /** True when the stored hash is weaker than the configured argon2id (password-strength.ts says when). */
   needsRehash(hash: string): boolean;
   /** A new hash of `password` to replace `stored`: argon2id, never less memory or fewer passes than `stored`. */
@@ -76,9 +89,7 @@ export function createPasswordHasher(
     prefix === OWASP_PREFIX ? Promise.resolve(OWASP_DUMMY_HASH) : undefined;
 
   const saturated = () => pool.pending >= maxWaiting;
-  const verify = async (stored: string, password: string): Promise<boolean> => {
-    // Checked and queued in the same tick: no other check can slip in between and exceed the bound.
-    if (saturated()) throw new HashQueueFullError();
+  const verifyExactly = async (stored: string, password: string): Promise<boolean> => {
     try {
       if (stored.startsWith('$argon2')) {
         return (await pool.run(() => threads.run({ op: 'argon2.verify', hash: stored, password }))) === true;
@@ -96,16 +107,38 @@ export function createPasswordHasher(
     }
   };
 
+  const needsRehash = (stored: string) => !isAsStrong(stored, params);
+  /**
+   * The normalised form first (every hash made since is of that form); the raw form only when it
+   * differs, for a hash made before passwords were normalised — which is then replaced (`rehash`).
+   */
+  const check = async (stored: string, password: string): Promise<PasswordMatch> => {
+    // Checked and queued in the same tick: no other check can slip in between and exceed the bound.
+    if (saturated()) throw new HashQueueFullError();
+    const normalised = normalisePassword(password);
+    if (await verifyExactly(stored, normalised)) return needsRehash(stored) ? 'rehash' : 'ok';
+    if (normalised !== password && (await verifyExactly(stored, password))) return 'rehash';
+    return 'wrong';
+  };
+
   return {
-    hash: (password) => pool.run(() => argon2Hash(password)),
-    verify,
-    needsRehash: (stored) => !isAsStrong(stored, params),
-    rehash: (stored, password) => pool.run(() => argon2Hash(password, upgradedParams(stored, params))),
+    hash: (password) => pool.run(() => argon2Hash(normalisePassword(password))),
+    verify: async (stored, password) => (await check(stored, password)) !== 'wrong',
+    check,
+    needsRehash,
+    rehash: (stored, password) =>
+      pool.run(() => argon2Hash(normalisePassword(password), upgradedParams(stored, params))),
     async burn(password) {
       dummy ??= pool.run(() => argon2Hash(randomToken()));
-      await verify(await dummy, password);
+      // The same one or two verifications a real account's check costs for this password.
+      await check(await dummy, password);
     },
     queued: () => pool.pending,
     saturated,
   };
+}
+
+/** NFKC (compatibility composition): the one form of a password that is hashed and checked. */
+export function normalisePassword(password: string): string {
+  return password.normalize('NFKC');
 }

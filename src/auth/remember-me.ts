@@ -12,6 +12,7 @@ import {
   insertRememberToken,
   rotateRememberToken,
 } from './remember-tokens.repository.ts';
+import { deleteSessionsOfUser } from './sessions.repository.ts';
 
 /**
  * Remember-me tokens as selector + validator (Paragon's "split token"): the selector finds the row
@@ -34,7 +35,7 @@ export type RememberResult =
  * Treating them as theft would log the user out everywhere; so for this long after the rotation the
  * previous validator is refused quietly (no session, no revocation: exactly one request wins, and the
  * browser's next request carries the winner's cookies). A replay later than that — the case of a
- * copied cookie — revokes every remember token of the user.
+ * copied cookie — ends every session and revokes every remember token of the user (CONTRACT §16).
  */
 export const ROTATION_GRACE_MS = 30_000;
 
@@ -83,7 +84,7 @@ export function rememberSelector(cookie: string | undefined): string | null {
 
 /**
  * Trades a remember cookie for its user and a fresh cookie. A known selector with a wrong validator
- * means an old cookie was replayed (or a race lost): all of that user's remember tokens are revoked.
+ * means an old cookie was replayed (or a race lost): see endEverythingRemembered.
  */
 export async function consumeRememberToken(
   db: Db,
@@ -117,9 +118,32 @@ export async function consumeRememberToken(
   ) {
     return { status: 'stale' };
   }
-  await revokeRememberTokens(db, row.user_id, guard);
-  await recordAudit(db, 'remember.theft_suspected', audit, row.user_id, { guard });
+  await endEverythingRemembered(db, row.user_id, guard, audit);
   return { status: 'theft', userId: row.user_id };
+}
+
+/**
+ * A replayed cookie means someone else holds (or held) it, and we cannot tell the owner from the
+ * thief: whoever used the cookie first may already have a session, which revoking tokens alone would
+ * leave open (issue 14). So every session of the user — every guard's, the panel's too — and every
+ * remember-me token end, in one transaction with the audit row; the owner signs in again with the
+ * password, the thief cannot.
+ */
+async function endEverythingRemembered(
+  db: Db,
+  userId: number,
+  guard: string,
+  audit: AuditContext,
+): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    const sessions = await deleteSessionsOfUser(trx, userId);
+    const tokens = await deleteRememberTokensOfUser(trx, userId);
+    await recordAudit(trx, 'remember.theft_suspected', audit, userId, {
+      guard,
+      sessions_ended: sessions,
+      remember_tokens_revoked: tokens,
+    });
+  });
 }
 
 /**

@@ -145,7 +145,9 @@ export const rules = {
 };
 
 /** Pragmatic RFC 5321 shape: one @, no spaces or control characters, a dotted or bracketed domain. */
-export function isEmail(value: string): boolean {
+export function isEmail(raw: string): boolean {
+  // Judged in the form it is stored in (users/user.ts normaliseEmail): a decomposed "é" is a letter too.
+  const value = raw.normalize('NFC');
   if (value.length > 254 || CONTROL.test(value) || /[\s,;<>()[\]\\"]/.test(value)) return false;
   const at = value.lastIndexOf('@');
   if (at < 1 || at !== value.indexOf('@')) return false;

@@ -17,6 +17,21 @@ export interface Recipient {
 }
 
 /**
+ * The recipient of a mail to an account's address, named only once that address is verified
+ * (CONTRACT §16). Until then anyone may have typed it — a registration or an e-mail change needs no
+ * proof of the mailbox — and the name is their free text: mailed to a stranger's address, it would
+ * make our mail the carrier of an attacker's words (spam, phishing lines) under our brand.
+ */
+export function recipientFor(
+  user: { readonly email: string; readonly name: string; readonly emailVerifiedAt: number | null },
+  locale: string,
+): Recipient {
+  return user.emailVerifiedAt === null
+    ? { email: user.email, locale }
+    : { email: user.email, name: user.name, locale };
+}
+
+/**
  * Links are built from APP_URL only (never from a request's Host or X-Forwarded-Host), so a forged
  * header cannot make us mail a reset link pointing at someone else's server.
  */
@@ -32,9 +47,10 @@ function resetLink(context: MailContext, token: string, email: string): string {
   );
 }
 
+/** To an address not verified yet, by definition: no name (recipientFor). */
 export function verifyEmailMessage(
   context: MailContext,
-  to: Recipient,
+  to: Omit<Recipient, 'name'>,
   link: { url: string; signature: string; expiresInMinutes: number },
 ): MailMessage {
   return build(context, 'verify-email', to, [link.signature], (t) => ({

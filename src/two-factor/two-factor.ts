@@ -3,7 +3,7 @@ import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Database, Db } from '../db/schema.ts';
 import { createSealer, type Sealer } from '../lib/sealing.ts';
 import type { Mailing } from '../mail/mailing.ts';
-import { twoFactorNoticeMessage } from '../mail/messages.ts';
+import { recipientFor, twoFactorNoticeMessage } from '../mail/messages.ts';
 import type { User } from '../users/user.ts';
 import { findRecoveryCode, newRecoveryCodes } from './recovery-codes.ts';
 import { matchingStep, newTotpSecret, otpauthUrl } from './totp.ts';
@@ -113,7 +113,7 @@ export async function unusedRecoveryCodes(deps: TwoFactorDeps, userId: number): 
  */
 export async function confirmEnrolment(
   deps: TwoFactorDeps,
-  user: Pick<User, 'id' | 'email' | 'name' | 'locale'>,
+  user: Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>,
   code: string,
   audit: AuditContext,
 ): Promise<'confirmed' | 'already_enabled' | 'invalid'> {
@@ -157,7 +157,7 @@ export async function regenerateRecoveryCodes(
  */
 export async function disableTwoFactor(
   deps: TwoFactorDeps,
-  user: Pick<User, 'id' | 'email' | 'name' | 'locale'>,
+  user: Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>,
   by: DisabledBy,
   audit: AuditContext,
 ): Promise<boolean> {
@@ -180,7 +180,7 @@ export async function disableTwoFactor(
  */
 export async function verifySecondFactor(
   deps: TwoFactorDeps,
-  user: Pick<User, 'id' | 'email' | 'name' | 'locale'>,
+  user: Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>,
   proof: Proof,
   audit: AuditContext,
 ): Promise<boolean> {
@@ -196,7 +196,7 @@ export async function verifySecondFactor(
 
 async function spendRecoveryCode(
   deps: TwoFactorDeps,
-  user: Pick<User, 'id' | 'email' | 'name' | 'locale'>,
+  user: Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>,
   presented: string,
   audit: AuditContext,
 ): Promise<boolean> {
@@ -237,8 +237,8 @@ async function spendRecoveryCode(
 
 function notice(
   deps: TwoFactorDeps,
-  user: Pick<User, 'email' | 'name' | 'locale'>,
+  user: Pick<User, 'email' | 'name' | 'locale' | 'emailVerifiedAt'>,
   event: Parameters<typeof twoFactorNoticeMessage>[2],
 ) {
-  return twoFactorNoticeMessage(deps.mailing.context, user, event);
+  return twoFactorNoticeMessage(deps.mailing.context, recipientFor(user, user.locale), event);
 }

@@ -28,7 +28,12 @@ export function toUser(row: Omit<UserRow, 'pending_email' | 'pending_email_at'>)
   };
 }
 
-/** Lower-cases and trims an address the way it is stored, so lookups are case-insensitive. */
+/**
+ * The one door every e-mail address passes (registration, login, forgot-password, invitations, e-mail
+ * change, import, CLI): trimmed, NFC-normalised, then lower-cased — the form stored and looked up.
+ * NFC first (CONTRACT §16): "josé" typed with a precomposed "é" or with "e" + combining accent must
+ * be one account, not two that look identical (a lookalike account, or a reset that finds nobody).
+ */
 export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.trim().normalize('NFC').toLowerCase();
 }

@@ -235,7 +235,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
       assert.equal(
         (
           await inProcess(
-            ['make:admin', '--name', 'First', '--email', existing, '--password', 'first passphrase'],
+            ['make:admin', '--name', 'First', '--email', existing, '--password', 'opening passphrase'], // no password may contain the name (CONTRACT §16)
             env,
             work,
           )
@@ -251,7 +251,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
 
       const byPrompt = await typed(
         ['make:admin', '--name', 'Second'],
-        [existing, `fresh.${Date.now()}@example.com`, 'second passphrase', 'second passphrase'],
+        [existing, `fresh.${Date.now()}@example.com`, 'another passphrase', 'another passphrase'],
         env,
         work,
       );

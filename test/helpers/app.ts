@@ -21,6 +21,8 @@ export interface TestApp {
   readonly config: Config;
   readonly db: Db;
   readonly dialect: DialectName;
+  /** The DATABASE_URL the app runs on (for CLI commands against the same data). */
+  readonly databaseUrl: string;
   /** Every JSON log line the app wrote. */
   readonly logs: string[];
   createUser(
@@ -88,6 +90,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     config,
     db,
     dialect,
+    databaseUrl: options.databaseUrl ?? database!.url,
     logs,
     async createUser(input = {}) {
       counter++;

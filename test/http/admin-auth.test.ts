@@ -16,6 +16,10 @@ function countingHasher(): PasswordHasher {
       verifications.count++;
       return inner.verify(hash, password);
     },
+    check: async (hash, password) => {
+      verifications.count++;
+      return inner.check(hash, password);
+    },
   };
 }
 
@@ -175,7 +179,7 @@ await describeEachDialect(
       // 1. The flag is withdrawn (by the command line's domain function).
       const first = await adminBrowser(t, one, true);
       assert.equal((await first.get('/admin/users')).statusCode, 200);
-      assert.equal(await setPanelAccess(t.db, one.id, false, { now: Date.now() }), 'ok');
+      assert.equal(await setPanelAccess(t.db, one.id, false, { now: Date.now() }, 'cli'), 'ok');
       const refused = await first.get('/admin/users');
       assert.equal(refused.statusCode, 403);
       assert.match(refused.body, /Your access to the administration panel has been withdrawn\./);
@@ -283,10 +287,18 @@ await describeEachDialect(
       });
       assert.equal(crossed.statusCode, 419);
 
+      // The admin guard has no remember-me (CONTRACT §16): the box is ignored, no cookie, no token.
       const remembered = await adminBrowser(t, admin, true);
-      assert.ok(remembered.cookies.get('gatehouse_admin_remember'));
+      assert.equal(remembered.cookies.get('gatehouse_admin_remember'), undefined);
+      const tokens = await t.db
+        .selectFrom('remember_tokens')
+        .select('id')
+        .where('user_id', '=', admin.id)
+        .where('guard', '=', 'admin')
+        .execute();
+      assert.equal(tokens.length, 0, 'no admin remember-me token is stored');
       remembered.cookies.delete('gatehouse_admin_session');
-      assert.equal((await remembered.get('/admin')).statusCode, 200, 'the admin remember-me cookie restores');
+      assert.equal((await remembered.get('/admin')).statusCode, 302, 'no cookie brings the panel back');
     });
   },
   { overrides: { hasher: countingHasher() } },

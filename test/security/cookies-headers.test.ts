@@ -67,16 +67,13 @@ for (const scheme of ['http', 'https'] as const) {
         const seen = await everyCookie(ctx());
         const names = new Set(seen.map((c) => c.name));
         const prefix = scheme === 'https' ? '__Host-' : '';
-        for (const name of [
-          'gatehouse_session',
-          'gatehouse_remember',
-          'gatehouse_admin_session',
-          'gatehouse_admin_remember',
-        ]) {
+        for (const name of ['gatehouse_session', 'gatehouse_remember', 'gatehouse_admin_session']) {
           assert.ok(names.has(prefix + name), `${prefix + name} was set (seen: ${[...names].join(', ')})`);
           if (prefix) assert.ok(!names.has(name), `${name} without its __Host- prefix`);
         }
         assert.ok(names.has('XSRF-TOKEN') && names.has('locale') && names.has('gatehouse_device'));
+        // The admin guard has no remember-me (CONTRACT §16): its login ignores the box.
+        assert.ok(![...names].some((name) => name.endsWith('gatehouse_admin_remember')));
         for (const cookie of seen) {
           const a = cookie.attributes;
           assert.equal(a.get('path'), '/', cookie.line);

@@ -39,7 +39,7 @@ export function panelAccessCommand(grant: boolean): Command {
               `${email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would still refuse it.`,
             );
           }
-          const result = await setPanelAccess(database.db, user.id, grant, commandAudit(services));
+          const result = await setPanelAccess(database.db, user.id, grant, commandAudit(services), 'cli');
           if (result === 'unchanged') {
             io.stdout.write(
               grant ? `${email} already has panel access.\n` : `${email} has no panel access.\n`,

@@ -115,13 +115,18 @@ export class HttpSession {
     return rememberSelector(this.#rememberCookie);
   }
 
+  /** Whether this guard has remember-me at all (the panel's has not, CONTRACT §16): its login form offers the box. */
+  get offersRememberMe(): boolean {
+    return this.cookies.remember !== null;
+  }
+
   /** Whether this browser presented a remember-me cookie (a password change re-issues it, fresh). */
   get remembered(): boolean {
     return this.#rememberCookie !== undefined;
   }
 
   get #rememberCookie(): string | undefined {
-    return this.request.cookies[this.cookies.remember];
+    return this.cookies.remember === null ? undefined : this.request.cookies[this.cookies.remember];
   }
 
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
@@ -214,7 +219,9 @@ export class HttpSession {
       this.#rememberOut = null;
     }
     const device = { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
-    const cookie = remember ? await rememberMe.issue(this.guard, userId, now, device) : undefined;
+    // A guard without a remember-me cookie (the panel) ignores the box: nothing to issue it into.
+    const wanted = remember && this.offersRememberMe;
+    const cookie = wanted ? await rememberMe.issue(this.guard, userId, now, device) : undefined;
     await this.#startAuthenticated(userId, now, cookie);
     if (cookie !== undefined) this.#rememberOut = cookie;
   }

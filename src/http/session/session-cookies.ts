@@ -26,7 +26,8 @@ export interface CookiesOut {
  */
 export class SessionCookies {
   readonly session: string;
-  readonly remember: string;
+  /** Null for a guard without remember-me (the panel's). */
+  readonly remember: string | null;
   readonly xsrf: string | undefined;
 
   constructor(
@@ -39,7 +40,7 @@ export class SessionCookies {
   ) {
     const prefix = secure ? (domain === null ? '__Host-' : '__Secure-') : '';
     this.session = `${prefix}${config.cookie}`;
-    this.remember = `${prefix}${config.rememberCookie}`;
+    this.remember = config.rememberCookie === undefined ? null : `${prefix}${config.rememberCookie}`;
     this.xsrf = config.xsrfCookie;
   }
 
@@ -57,6 +58,7 @@ export class SessionCookies {
     if (out.xsrf !== undefined && this.xsrf !== undefined) {
       reply.setCookie(this.xsrf, out.xsrf, { ...base, httpOnly: false });
     }
+    if (this.remember === null) return;
     if (out.remember === null) reply.clearCookie(this.remember, base);
     else if (out.remember !== undefined) {
       reply.setCookie(this.remember, out.remember, { ...base, maxAge: this.rememberMinutes * 60 });

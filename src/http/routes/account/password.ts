@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { passwordChangeSchema } from '../../../account/password-change.ts';
+import { withPasswordFacts } from '../../../auth/password-policy.ts';
 import { validate } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
 import { validateForm } from '../../pages.ts';
@@ -20,14 +21,21 @@ export async function passwordRoutes(app: FastifyInstance) {
   formRoute(app, 'PUT', '/user/password', preHandler, async (request, reply) => {
     const t = request.t;
     const render = accountForm(request, section);
+    const user = request.identity!.user;
+    // The new password is judged against this account's address and name too (CONTRACT §16).
+    const facts = { appName: app.services.config.appName, email: user.email, name: user.name };
     const validated = await validateForm(
       request,
       reply,
-      () => validate<{ current_password: string; password: string }>(request.body, passwordChangeSchema, t),
+      () =>
+        validate<{ current_password: string; password: string }>(
+          withPasswordFacts(request.body, facts),
+          passwordChangeSchema,
+          t,
+        ),
       render,
     );
     if (!validated.ok) return validated.reply;
-    const user = request.identity!.user;
     const session = await request.sessionOf('web').load();
     const result = await account.changePassword(
       user.id,

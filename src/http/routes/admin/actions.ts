@@ -33,13 +33,20 @@ export async function adminActionRoutes(app: FastifyInstance) {
     const id = idParam((request.params as Params)['id']);
     const row = await findUserById(db, id);
     if (row === undefined) throw new NotFoundError();
-    return { id, email: row.email, name: row.name, locale: row.locale, back: `/admin/users/${id}` };
+    return {
+      id,
+      email: row.email,
+      name: row.name,
+      locale: row.locale,
+      emailVerifiedAt: row.email_verified_at,
+      back: `/admin/users/${id}`,
+    };
   }
 
   function account(
     path: string,
     run: (id: number, request: FastifyRequest) => Promise<AccountActionResult>,
-    messages: { ok: string; unchanged: string; self?: string },
+    messages: { ok: string; unchanged: string; self?: string; owner?: string },
   ) {
     app.post(`/admin/users/:id/${path}`, { preHandler }, async (request, reply: FastifyReply) => {
       const user = await target(request);
@@ -47,10 +54,11 @@ export async function adminActionRoutes(app: FastifyInstance) {
       if (result === 'not_found') throw new NotFoundError();
       const t = request.t;
       const params = { email: user.email };
-      if (result === 'self') {
+      if (result === 'self' || result === 'owner') {
+        // 403 for JSON clients, a flash error on the page (finishAction).
         return finishAction(request, reply, user.back, {
           kind: 'error',
-          text: t(messages.self ?? '', params),
+          text: t((result === 'self' ? messages.self : messages.owner) ?? '', params),
         });
       }
       const key = result === 'ok' ? messages.ok : messages.unchanged;
@@ -78,20 +86,22 @@ export async function adminActionRoutes(app: FastifyInstance) {
     ok: 'admin.flash.disabled',
     unchanged: 'admin.flash.already_disabled',
     self: 'admin.flash.self_disable',
+    owner: 'admin.flash.owner_disable',
   });
   account('enable', (id, r) => enableUser(db, id, auditContext(r)), {
     ok: 'admin.flash.enabled',
     unchanged: 'admin.flash.already_enabled',
   });
-  account('panel-access/grant', (id, r) => setPanelAccess(db, id, true, auditContext(r)), {
+  account('panel-access/grant', (id, r) => setPanelAccess(db, id, true, auditContext(r), 'panel'), {
     ok: 'admin.flash.panel_granted',
     unchanged: 'admin.flash.panel_already_granted',
     self: 'admin.flash.self_panel',
   });
-  account('panel-access/withdraw', (id, r) => setPanelAccess(db, id, false, auditContext(r)), {
+  account('panel-access/withdraw', (id, r) => setPanelAccess(db, id, false, auditContext(r), 'panel'), {
     ok: 'admin.flash.panel_revoked',
     unchanged: 'admin.flash.panel_already_revoked',
     self: 'admin.flash.self_panel',
+    owner: 'admin.flash.owner_panel',
   });
 
   app.post('/admin/users/:id/tokens/:token/revoke', { preHandler }, async (request, reply) => {

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { withPasswordFacts } from '../../../auth/password-policy.ts';
 import { forgotPasswordSchema, type ResetInput, resetPasswordSchema } from '../../../auth/password-reset.ts';
 import { isEmail, validate, validationError } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
@@ -97,13 +98,25 @@ export async function passwordResetRoutes(app: FastifyInstance) {
       const validated = await validateForm(
         request,
         reply,
-        () => validate<ResetInput>(request.body, resetPasswordSchema, t),
+        // The form's address and APP_NAME here; the account's name once the link is proven (resetPassword).
+        () =>
+          validate<ResetInput>(
+            withPasswordFacts(request.body, { appName: app.services.config.appName }),
+            resetPasswordSchema,
+            t,
+          ),
         (state) => renderReset(request, state, token),
       );
       if (!validated.ok) return validated.reply;
       const result = await passwordReset.reset(validated.value, request.locale, auditContext(request));
-      if (result.status === 'invalid') {
-        const error = validationError({ email: [t('passwords.token')] }, t);
+      if (result.status !== 'reset') {
+        const error =
+          result.status === 'weak'
+            ? validationError(
+                { password: [t(result.failure.key, { attribute: t('validation.attributes.password') })] },
+                t,
+              )
+            : validationError({ email: [t('passwords.token')] }, t);
         if (expectsJson(request)) throw error;
         return sendPage(
           reply,

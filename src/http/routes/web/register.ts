@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { withPasswordFacts } from '../../../auth/password-policy.ts';
 import { validate } from '../../../lib/validation.ts';
 import { type RegistrationInput, registrationSchema } from '../../../users/registration.ts';
 import { expectsJson } from '../../negotiation.ts';
@@ -28,7 +29,12 @@ export async function registerRoutes(app: FastifyInstance) {
       const validated = await validateForm(
         request,
         reply,
-        () => validate<Omit<RegistrationInput, 'locale'>>(request.body, registrationSchema, t),
+        () =>
+          validate<Omit<RegistrationInput, 'locale'>>(
+            withPasswordFacts(request.body, { appName: services.config.appName }),
+            registrationSchema,
+            t,
+          ),
         (state) => render(request, state),
       );
       if (!validated.ok) return validated.reply;

@@ -14,7 +14,7 @@ export interface UserPageContext {
   /** What canAccessPanel() says about this user right now. */
   panelAllowed: boolean;
   isSelf: boolean;
-  /** The installation's owner (the first make:admin): never deleted from the panel. */
+  /** The installation's owner (the first make:admin): never deleted, disabled or demoted from the panel. */
   isOwner: boolean;
   /** Whether the user has two-factor on (never its secret). */
   twoFactor: TwoFactorState;
@@ -49,6 +49,8 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
           html`<span class="muted">✓</span>`,
         );
   const self = html`<span class="muted small">${t('admin.user.this_is_you')}</span>`;
+  // The panel offers no button the owner rule would refuse (CONTRACT §16; admin/user-actions.ts).
+  const owner = html`<span class="muted small" title="${t('admin.user.owner_help')}">${t('admin.user.owner')}</span>`;
   const status =
     user.disabledAt === null
       ? settingRow(
@@ -56,17 +58,19 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
           t('admin.user.active_help'),
           ctx.isSelf
             ? self
-            : confirmAction({
-                action: `${base}/disable`,
-                label: t('admin.user.disable'),
-                question: [
-                  t('admin.user.disable_confirm', { name: user.name }),
-                  t('admin.user.disable_confirm_sessions', { count: ctx.detail.sessions.length }),
-                  t('admin.user.disable_confirm_tokens', { count: ctx.detail.tokens.length }),
-                  t('admin.user.disable_confirm_after'),
-                ].join(' '),
-                csrf,
-              }),
+            : ctx.isOwner
+              ? owner
+              : confirmAction({
+                  action: `${base}/disable`,
+                  label: t('admin.user.disable'),
+                  question: [
+                    t('admin.user.disable_confirm', { name: user.name }),
+                    t('admin.user.disable_confirm_sessions', { count: ctx.detail.sessions.length }),
+                    t('admin.user.disable_confirm_tokens', { count: ctx.detail.tokens.length }),
+                    t('admin.user.disable_confirm_after'),
+                  ].join(' '),
+                  csrf,
+                }),
         )
       : settingRow(
           t('admin.user.account_status'),
@@ -83,14 +87,16 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
     panelHelp,
     ctx.isSelf
       ? self
-      : user.panelAccess
-        ? confirmAction({
-            action: `${base}/panel-access/withdraw`,
-            label: t('admin.user.withdraw_panel'),
-            question: t('admin.user.withdraw_confirm', { name: user.name }),
-            csrf,
-          })
-        : actionButton({ action: `${base}/panel-access/grant`, label: t('admin.user.grant_panel'), csrf }),
+      : ctx.isOwner && user.panelAccess
+        ? owner
+        : user.panelAccess
+          ? confirmAction({
+              action: `${base}/panel-access/withdraw`,
+              label: t('admin.user.withdraw_panel'),
+              question: t('admin.user.withdraw_confirm', { name: user.name }),
+              csrf,
+            })
+          : actionButton({ action: `${base}/panel-access/grant`, label: t('admin.user.grant_panel'), csrf }),
   );
   const password = settingRow(
     t('admin.user.password'),
@@ -121,7 +127,7 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
     ctx.isSelf
       ? self
       : ctx.isOwner
-        ? html`<span class="muted small">${t('admin.user.owner')}</span>`
+        ? owner
         : confirmWithPassword({
             id: 'delete-user',
             action: `${base}/delete`,
