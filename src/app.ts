@@ -18,6 +18,7 @@ import { requestLogPlugin } from './http/plugins/request-log.ts';
 import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
 import { sessionPlugin } from './http/plugins/session.ts';
 import { routes } from './http/routes/index.ts';
+import { requestDeadlines } from './http/request-deadlines.ts';
 import { fastifyTrustProxy } from './http/trust-proxy.ts';
 import type { Services } from './services.ts';
 
@@ -47,6 +48,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
+    ...requestDeadlines(config.requestTimeoutSeconds),
     // Keys like __proto__ or constructor.prototype in a JSON body are refused (400), not merged.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
