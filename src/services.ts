@@ -179,6 +179,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     forwardAuth: {
       /** The absolute URL a web login may end on (`/login?redirect=`, CONTRACT §13), else null. */
       redirectTarget: (raw: unknown) => redirectTarget(raw, forwardAuthHosts, appOrigin),
+      /** Whether an Origin (or any http(s) URL) names a FORWARD_AUTH_DOMAINS host. */
+      listsOrigin: (origin: string) => forwardAuthHosts.matches(origin),
     },
     admin: {
       overview: (now: number) =>

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthService } from '../../auth/auth.service.ts';
 import { guardOwningPath, isSanctumGuard, isSessionGuard } from '../../auth/guards.ts';
+import { crossSiteChecker } from '../cross-site.ts';
 import { CsrfError } from '../errors.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -16,10 +17,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * session, whatever else it carries — like Sanctum, which runs VerifyCsrfToken for every frontend
  * request. Any other API request is exempt: the guard never reads its cookies, and a bearer token is
  * no ambient credential.
+ *
+ * Every request the token is asked of must also not come from another site (cross-site.ts): a
+ * foreign Origin or `Sec-Fetch-Site: cross-site` is 419 even with a valid token (CONTRACT §16).
  */
 export const csrfPlugin = fp(
   async (app) => {
     const { auth } = app.services;
+    const crossSite = crossSiteChecker(app.services);
     // A callback hook: it runs on every request, and most (GET) leave at once without a promise.
     app.addHook('preValidation', (request, _reply, done) => {
       if (SAFE_METHODS.has(request.method)) {
@@ -29,6 +34,10 @@ export const csrfPlugin = fp(
       const guard = csrfGuard(request, auth);
       if (guard === null) {
         done();
+        return;
+      }
+      if (crossSite(request)) {
+        done(new CsrfError());
         return;
       }
       const body = request.body as Record<string, unknown> | undefined;
