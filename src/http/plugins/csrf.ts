@@ -45,7 +45,12 @@ export const csrfPlugin = fp(
         (body && typeof body === 'object' ? body['_token'] : undefined) ??
         request.headers['x-csrf-token'] ??
         request.headers['x-xsrf-token'];
-      done(request.sessionOf(guard).csrfMatches(presented) ? undefined : new CsrfError());
+      const matches = request.sessionOf(guard).checkCsrf(presented);
+      if (typeof matches === 'boolean') {
+        done(matches ? undefined : new CsrfError());
+        return;
+      }
+      matches.then((ok) => done(ok ? undefined : new CsrfError()), done);
     });
   },
   { name: 'gatehouse-csrf', dependencies: ['gatehouse-session'] },

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { sessionGuards } from '../../auth/guards.ts';
 import { HttpSession } from '../session/http-session.ts';
+import { IntendedUrl } from '../session/intended-url.ts';
 import { guardCookies } from '../session/session-cookies.ts';
 
 declare module 'fastify' {
@@ -10,6 +11,8 @@ declare module 'fastify' {
     sessionOf(guard: string): HttpSession;
     /** Remembers the intended URL (GET only) and redirects to the guard's login page. */
     redirectToLogin(reply: FastifyReply, guard: string): Promise<FastifyReply>;
+    /** Where a login of this session guard continues (a signed cookie, never a session row). */
+    intendedUrl(guard: string): IntendedUrl;
   }
 }
 
@@ -49,15 +52,23 @@ export const sessionPlugin = fp(
       return session;
     });
 
+    app.decorateRequest('intendedUrl', function (this: FastifyRequest, guard: string) {
+      const guardCookies = cookies.get(guard);
+      if (!guardCookies) throw new Error(`"${guard}" is not a session guard`);
+      const seconds = services.auth.lifetimesOf(guard).idleMinutes * 60;
+      return new IntendedUrl(this, config.appKey, guard, guardCookies, seconds);
+    });
+
     // A request method (shared on the prototype), not a closure made in a hook: a request that never
     // needs it pays nothing.
     app.decorateRequest(
       'redirectToLogin',
       async function (this: FastifyRequest, reply: FastifyReply, guard: string) {
         const target = guards.get(guard)?.loginPath ?? '/login';
-        const session = await this.sessionOf(guards.has(guard) ? guard : 'web').load();
-        // Only our own GET URLs are remembered, so the post-login redirect can never leave the site.
-        if (this.method === 'GET') session.put('intended', this.url);
+        // Only our own GET URLs are remembered, so the post-login redirect can never leave the site;
+        // in a cookie, so a guest bounced here costs no session row (CONTRACT §16).
+        if (this.method === 'GET')
+          this.intendedUrl(guards.has(guard) ? guard : 'web').remember(reply, this.url);
         return reply.redirect(target);
       },
     );
