@@ -17,7 +17,11 @@ declare module 'fastify' {
 }
 
 const kSessions = Symbol('gatehouse.sessions');
-type WithSessions = FastifyRequest & { [kSessions]?: Map<string, HttpSession> };
+const kIntended = Symbol('gatehouse.intended');
+type WithSessions = FastifyRequest & {
+  [kSessions]?: Map<string, HttpSession>;
+  [kIntended]?: Map<string, IntendedUrl>;
+};
 
 async function commitAll(sessions: Iterable<HttpSession>, reply: FastifyReply): Promise<void> {
   for (const session of sessions) if (session.pending) await session.commit(reply);
@@ -52,11 +56,21 @@ export const sessionPlugin = fp(
       return session;
     });
 
-    app.decorateRequest('intendedUrl', function (this: FastifyRequest, guard: string) {
-      const guardCookies = cookies.get(guard);
-      if (!guardCookies) throw new Error(`"${guard}" is not a session guard`);
-      const seconds = services.auth.lifetimesOf(guard).idleMinutes * 60;
-      return new IntendedUrl(this, config.appKey, guard, guardCookies, seconds);
+    app.decorateRequest('intendedUrl', function (this: WithSessions, guard: string) {
+      let kept = this[kIntended];
+      if (kept === undefined) {
+        kept = new Map();
+        this[kIntended] = kept;
+      }
+      let intended = kept.get(guard);
+      if (intended === undefined) {
+        const guardCookies = cookies.get(guard);
+        if (!guardCookies) throw new Error(`"${guard}" is not a session guard`);
+        const seconds = services.auth.lifetimesOf(guard).idleMinutes * 60;
+        intended = new IntendedUrl(this, config.appKey, guard, guardCookies, seconds);
+        kept.set(guard, intended);
+      }
+      return intended;
     });
 
     // A request method (shared on the prototype), not a closure made in a hook: a request that never

@@ -16,6 +16,9 @@ export const INTENDED_MAX = 2048;
  * FORWARD_AUTH_DOMAINS as configured now), so a replayed cookie can lead nowhere new.
  */
 export class IntendedUrl {
+  /** What this request set or cleared (later reads on the same request see it); undefined: the cookie. */
+  #changed: string | null | undefined = undefined;
+
   constructor(
     private readonly request: FastifyRequest,
     private readonly appKey: Buffer,
@@ -27,6 +30,7 @@ export class IntendedUrl {
 
   /** The remembered URL, or null (none, or not signed by us). */
   get(): string | null {
+    if (this.#changed !== undefined) return this.#changed;
     const raw = this.request.cookies[this.cookies.intended];
     if (typeof raw !== 'string' || raw.length > 4096) return null;
     const dot = raw.indexOf('.');
@@ -38,6 +42,7 @@ export class IntendedUrl {
   /** Remembers `url` when it is short enough; a longer one replaces nothing and is not kept. */
   remember(reply: FastifyReply, url: string): void {
     if (url.length > INTENDED_MAX) return;
+    this.#changed = url;
     const value = `${Buffer.from(url, 'utf8').toString('base64url')}.${this.#signature(url)}`;
     this.cookies.writeIntended(reply, value, this.maxAgeSeconds);
   }
@@ -45,7 +50,10 @@ export class IntendedUrl {
   /** The remembered URL, forgotten as it is read (a login uses it once). */
   take(reply: FastifyReply): string | null {
     const url = this.get();
-    if (this.request.cookies[this.cookies.intended] !== undefined) this.cookies.writeIntended(reply, null, 0);
+    if (url !== null || this.request.cookies[this.cookies.intended] !== undefined) {
+      this.cookies.writeIntended(reply, null, 0);
+    }
+    this.#changed = null;
     return url;
   }
 
