@@ -53,7 +53,7 @@ export interface ServiceOverrides {
   providerDrivers?: Record<string, ProviderDriver>;
 }
 
-/** A session is kept only while small (a guest can grow one with a long intended URL or user agent). */
+/** A session is kept only while small (a guest can grow one with a long user agent or form input). */
 const KEPT_SESSION_MAX_CHARS = 2560;
 
 /**

@@ -7,9 +7,13 @@ import type { Services } from '../services.ts';
  *
  * - `Sec-Fetch-Site: cross-site`: the browser states it outright;
  * - an `Origin` that is none of ours: APP_URL's origin, a SANCTUM_STATEFUL_DOMAINS front end or a
- *   FORWARD_AUTH_DOMAINS host. `Origin: null` (sandboxed frames, privacy-hiding redirects) is not
- *   ours either. No Origin at all (older browsers, same-origin GET-turned-POST by some clients) is
- *   left to the CSRF token alone.
+ *   FORWARD_AUTH_DOMAINS host — or the origin the request itself was sent to (its Host, and the
+ *   scheme Fastify sees): a page posting to the very origin it was loaded from is same-origin by
+ *   definition (an instance reached by its address rather than APP_URL, as Rails' origin check
+ *   allows too). A cross-site request cannot borrow it: the browser sets Host to the site it
+ *   sends to, and sends that site only its own cookies. `Origin: null` (sandboxed frames,
+ *   privacy-hiding redirects) is not ours either. No Origin at all (older browsers, non-browser
+ *   clients) is left to the CSRF token alone.
  *
  * A second wall behind the CSRF token, not instead of it: a token leaked into another site (a log,
  * a cached page) is still useless from there.
@@ -23,15 +27,25 @@ export function crossSiteChecker(services: Services): (request: FastifyRequest) 
   return (request) => {
     if (request.headers['sec-fetch-site'] === 'cross-site') return true;
     const { origin } = request.headers;
-    return origin !== undefined && !ours(origin);
+    if (origin === undefined || ours(origin)) return false;
+    return !sameOrigin(origin, requestOrigin(request));
   };
 }
 
-function sameOrigin(origin: string, appOrigin: string): boolean {
-  if (origin.length > 2048) return false;
+function sameOrigin(origin: string, expected: string | null): boolean {
+  if (expected === null || origin.length > 2048) return false;
   try {
-    return new URL(origin).origin === appOrigin;
+    return new URL(origin).origin === expected;
   } catch {
     return false;
+  }
+}
+
+/** The origin this request was addressed to, serialised as a browser would; null if unusable. */
+function requestOrigin(request: FastifyRequest): string | null {
+  try {
+    return new URL(`${request.protocol}://${request.host}`).origin;
+  } catch {
+    return null;
   }
 }

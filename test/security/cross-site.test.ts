@@ -28,6 +28,8 @@ await describeEachDialect(
         { origin: 'http://gatehouse.test.evil.example' },
         { origin: 'null' },
         { origin: 'not a url' },
+        // Another host than the one the request was sent to.
+        { origin: 'http://other.internal:8080', host: 'gatehouse.internal:8080' },
         { 'sec-fetch-site': 'cross-site' },
         { origin: 'http://gatehouse.test', 'sec-fetch-site': 'cross-site' },
       ];
@@ -64,6 +66,9 @@ await describeEachDialect(
         // A SANCTUM_STATEFUL_DOMAINS front end and a FORWARD_AUTH_DOMAINS host.
         { origin: 'http://localhost:3000' },
         { origin: 'https://app.example.com' },
+        // The origin the request itself went to (an instance reached by its address, not APP_URL).
+        { origin: 'http://gatehouse.internal:8080', host: 'gatehouse.internal:8080' },
+        { origin: 'http://127.0.0.1:39999', host: '127.0.0.1:39999', 'sec-fetch-site': 'same-origin' },
       ];
       for (const headers of allowed) {
         const browser = await atLogin(t);
