@@ -32,7 +32,10 @@ await describeEachDialect('Log redaction', (ctx) => {
       const lines = t.logs.slice(before).filter((line) => line.includes('"msg":"request"'));
       assert.equal(lines.length, 1, url);
       const logged = JSON.parse(lines[0]!).req.url as string;
-      assert.ok(!logged.includes(token.slice(0, 12)) && !logged.includes(token.slice(-12)), `${url} → ${logged}`);
+      assert.ok(
+        !logged.includes(token.slice(0, 12)) && !logged.includes(token.slice(-12)),
+        `${url} → ${logged}`,
+      );
       assert.ok(!logged.includes(hash.slice(0, 12)), `${url} → ${logged}`);
       assert.match(logged, /\[redacted\]/, url);
     }
