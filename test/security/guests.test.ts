@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { csrfTokenFor } from '../../src/auth/csrf.ts';
-import { newSessionId, sessionKey } from '../../src/auth/sessions.ts';
+import { createSession, newSessionId, sessionKey } from '../../src/auth/sessions.ts';
 import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
@@ -146,5 +146,22 @@ await describeEachDialect('Guests cost nothing', (ctx) => {
     assert.equal(ok.statusCode, 302);
     assert.notEqual(browser.cookies.get('gatehouse_session'), forged);
     assert.equal(await sessionRowExists(t, forged), false);
+  });
+
+  test('session ids not issued by the server: one a live row holds (from before tagged ids) still works', async () => {
+    const t = ctx();
+    const user = await t.createUser();
+    const legacy = newSessionId();
+    const now = t.services.clock.now();
+    const session = { guard: 'web', plainId: legacy, userId: user.id, data: {}, ip: null, userAgent: null };
+    await createSession(t.db, session, now);
+    const browser = new Browser(t.app);
+    browser.cookies.set('gatehouse_session', legacy);
+    assert.equal((await browser.get('/dashboard')).statusCode, 200);
+    assert.equal(browser.cookies.get('gatehouse_session'), legacy, 'kept, not replaced');
+    browser.csrf = csrfTokenFor(t.config.appKey, 'web', legacy);
+    const logout = await browser.post('/logout');
+    assert.equal(logout.statusCode, 302, 'its CSRF token is checked once the row is found');
+    assert.equal(await sessionRowExists(t, legacy), false);
   });
 });

@@ -203,7 +203,7 @@ export class HttpSession {
    * row is found, so that case loads the session first.
    */
   checkCsrf(presented: unknown): boolean | Promise<boolean> {
-    if (this.#plainId === null || this.#issued || this.#loading !== null) return this.csrfMatches(presented);
+    if (this.#plainId === null || this.#issued) return this.csrfMatches(presented);
     return this.load().then(() => this.csrfMatches(presented));
   }
 
@@ -270,7 +270,7 @@ export class HttpSession {
     this.#dirty = false;
   }
 
-  /** A new row under a fresh 256-bit id (which no row can already hold); the cookie goes out in commit(). */
+  /** A new row under a fresh id of ours (which no row can already hold); the cookie goes out in commit(). */
   async #createWithFreshId(userId: number | null, data: SessionData, now: number): Promise<void> {
     this.#freshId();
     this.#stored = await createSession(this.services.database.db, this.#newSession(userId, data), now);
