@@ -13,10 +13,12 @@ import { corsPlugin } from './http/plugins/cors.ts';
 import { csrfPlugin } from './http/plugins/csrf.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
 import { i18nPlugin } from './http/plugins/i18n.ts';
+import { methodNotAllowedPlugin } from './http/plugins/method-not-allowed.ts';
 import { metricsPlugin } from './http/plugins/metrics.ts';
 import { requestLogPlugin } from './http/plugins/request-log.ts';
 import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
 import { sessionPlugin } from './http/plugins/session.ts';
+import { requestDeadlines } from './http/request-deadlines.ts';
 import { routes } from './http/routes/index.ts';
 import { fastifyTrustProxy } from './http/trust-proxy.ts';
 import type { Services } from './services.ts';
@@ -47,6 +49,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
+    ...requestDeadlines(config.requestTimeoutSeconds),
     // Keys like __proto__ or constructor.prototype in a JSON body are refused (400), not merged.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -78,6 +81,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(i18nPlugin);
   await app.register(errorsPlugin);
   await app.register(securityHeadersPlugin);
+  await app.register(methodNotAllowedPlugin);
   await app.register(authPlugin);
   await app.register(authBudgetPlugin);
   await app.register(sessionPlugin);

@@ -86,6 +86,8 @@ export interface Config extends OperationsConfig {
   /** TOKEN_ABILITIES: the catalogue offered when a user creates a token on the account page. */
   readonly tokenAbilities: readonly string[];
   readonly bodyLimitBytes: number;
+  /** REQUEST_TIMEOUT: seconds a client has to send a whole request (headers and body) before a 408. */
+  readonly requestTimeoutSeconds: number;
   readonly hashConcurrency: number;
   readonly logLevel: string;
   /** Comma-separated e-mail domains whose users may enter the panel without the flag; empty = flag only. */
@@ -197,6 +199,7 @@ export function loadConfig(
     adminRequireTwoFactor: boolean(read, 'ADMIN_REQUIRE_TWO_FACTOR', false),
     tokenAbilities: tokenAbilities(read('TOKEN_ABILITIES')),
     bodyLimitBytes: integer(read, 'BODY_LIMIT', 1024 * 1024, 1024),
+    requestTimeoutSeconds: integer(read, 'REQUEST_TIMEOUT', 30, 1, 3600),
     hashConcurrency: integer(read, 'HASH_CONCURRENCY', 2, 1, 64),
     logLevel: oneOf(
       read,

@@ -1,6 +1,8 @@
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrator.ts';
+import { trustProxyWarning } from './http/trust-proxy.ts';
+import { tightenDirectory } from './lib/private-files.ts';
 import { createServices } from './services.ts';
 
 /** `npm start` / `gatehouse serve`: migrate, listen, and close gracefully on SIGTERM/SIGINT. */
@@ -15,9 +17,14 @@ export async function serve(): Promise<void> {
     }
     throw error;
   }
+  // storage/ (app key, logged mails, the default database) is the owner's alone (CONTRACT §16); one
+  // made by an older version is tightened here, a missing one is made 0700 by whatever first needs it.
+  tightenDirectory(config.storagePath);
   const services = createServices(config);
   await migrateToLatest(services.database.db);
   const app = await buildApp(services);
+  const trustWarning = trustProxyWarning(config.trustProxy);
+  if (trustWarning !== null) app.log.warn({ trustProxy: config.trustProxy }, trustWarning);
   await app.listen({ host: config.host, port: config.port });
   // Mail and webhook events leave through their outboxes; the workers stop in app.close()
   // (services.close) before the database.

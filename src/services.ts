@@ -54,7 +54,7 @@ export interface ServiceOverrides {
   providerDrivers?: Record<string, ProviderDriver>;
 }
 
-/** A session is kept only while small (a guest can grow one with a long intended URL or user agent). */
+/** A session is kept only while small (a guest can grow one with a long user agent or form input). */
 const KEPT_SESSION_MAX_CHARS = 2560;
 
 /**
@@ -190,6 +190,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     forwardAuth: {
       /** The absolute URL a web login may end on (`/login?redirect=`, CONTRACT §13), else null. */
       redirectTarget: (raw: unknown) => redirectTarget(raw, forwardAuthHosts, appOrigin),
+      /** Whether an Origin (or any http(s) URL) names a FORWARD_AUTH_DOMAINS host. */
+      listsOrigin: (origin: string) => forwardAuthHosts.matches(origin),
     },
     admin: {
       overview: (now: number) =>

@@ -1,3 +1,4 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/schema.ts';
 import { MINUTE } from '../lib/clock.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
@@ -41,9 +42,39 @@ export interface Session {
 /** last_activity is refreshed at most this often: reading a page must not mean writing a row. */
 const TOUCH_INTERVAL = MINUTE;
 
-/** A new cookie value: 256 bits from the CSPRNG, far beyond guessing. */
+/**
+ * A random value of a session cookie's shape, 256 bits from the CSPRNG, that the server did not
+ * issue (isIssuedSessionId says no): what a client can make up. Tests plant it; the server issues
+ * issueSessionId().
+ */
 export function newSessionId(): string {
   return randomToken(32);
+}
+
+const ID_RANDOM_BYTES = 16;
+const ID_TAG_BYTES = 16;
+
+/**
+ * A new session cookie value (43 base64url characters, as ever): 128 random bits from the CSPRNG —
+ * far beyond guessing — followed by a 128-bit HMAC of them under APP_KEY. The tag lets the server
+ * tell, without storage, an id it issued from one a client made up or an attacker planted in a
+ * victim's browser (CONTRACT §16: never adopted), so a guest can hold an id, and a CSRF token made
+ * from it, before any row exists.
+ */
+export function issueSessionId(appKey: Buffer): string {
+  const random = randomBytes(ID_RANDOM_BYTES);
+  return Buffer.concat([random, idTag(appKey, random)]).toString('base64url');
+}
+
+/** Whether `id` is one issueSessionId made under this APP_KEY (constant-time tag comparison). */
+export function isIssuedSessionId(appKey: Buffer, id: string): boolean {
+  const bytes = Buffer.from(id, 'base64url');
+  if (bytes.length !== ID_RANDOM_BYTES + ID_TAG_BYTES) return false;
+  return timingSafeEqual(bytes.subarray(ID_RANDOM_BYTES), idTag(appKey, bytes.subarray(0, ID_RANDOM_BYTES)));
+}
+
+function idTag(appKey: Buffer, random: Buffer): Buffer {
+  return createHmac('sha256', appKey).update('session-id:').update(random).digest().subarray(0, ID_TAG_BYTES);
 }
 
 export function sessionKey(plainId: string): string {

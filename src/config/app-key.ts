@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { privateDirectory } from '../lib/private-files.ts';
 import { ConfigError } from './parsers.ts';
 
 /**
@@ -22,7 +23,7 @@ export function appKey(raw: string | undefined, storagePath: string): Buffer {
       throw new ConfigError('APP_KEY', `in ${file} is too short; delete the file to regenerate`);
     return key;
   }
-  mkdirSync(storagePath, { recursive: true });
+  privateDirectory(storagePath);
   const key = randomBytes(32);
   writeFileSync(file, `base64:${key.toString('base64')}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);

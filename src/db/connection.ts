@@ -1,8 +1,9 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, type Dialect as KyselyDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
+import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenFile } from '../lib/private-files.ts';
 import type { ChangeTracker } from './fast-path/changes.ts';
 import { registerServerReads } from './fast-path/prepared.ts';
 import type { Primer } from './fast-path/primer.ts';
@@ -53,13 +54,17 @@ export function openDatabase(
 }
 
 function openSqlite(filename: string): DatabaseHandle {
-  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const onDisk = filename !== ':memory:' && filename !== '';
+  if (onDisk) prepareSqliteFile(filename);
   // Statements are prepared once and kept for the life of the process: see db/sqlite-handles.ts for
   // why none may be left to the garbage collector (Node 24 aborts).
   const sqlite = openSqliteFile(filename);
   // WAL lets readers run during a write; NORMAL sync is durable across a process crash (kill -9),
   // which is the failure a service sees, and far faster than FULL. exec() prepares no statement object.
   sqlite.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL');
+  // SQLite gives the -wal and -shm files the database file's mode; ones left by an older start are
+  // tightened here.
+  if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(`${filename}${suffix}`);
   sqlite.exec('pragma foreign_keys = ON; pragma busy_timeout = 5000');
   const probe = sqlite.prepare('select 1');
   const fastPath = sqliteFastPath(sqlite);
@@ -74,6 +79,22 @@ function openSqlite(filename: string): DatabaseHandle {
     },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * The database file is owner-only (CONTRACT §16: it holds password hashes and token digests): created
+ * empty with mode 0600 before SQLite opens it (SQLite would create it 0644 under the usual umask, and
+ * an empty file is a valid new database), an existing one tightened. A missing directory is created
+ * 0700; an existing one is the operator's and left as it is.
+ */
+function prepareSqliteFile(filename: string): void {
+  mkdirSync(dirname(filename), { recursive: true, mode: PRIVATE_DIRECTORY });
+  try {
+    closeSync(openSync(filename, 'wx', PRIVATE_FILE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  tightenFile(filename);
 }
 
 function openPostgres(url: string, watch: WatchDialect): DatabaseHandle {

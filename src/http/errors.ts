@@ -19,20 +19,17 @@ export class HttpError extends Error {
 export class AuthenticationError extends HttpError {
   constructor(
     readonly guard: string,
-    /** A bearer token was sent but did not authenticate: RFC 6750 asks for error="invalid_token". */
-    tokenSent: boolean,
+    /** The WWW-Authenticate value (bearer-challenge.ts). */
+    challenge: string,
   ) {
-    super(401, 'GH_UNAUTHENTICATED', 'auth.unauthenticated', {
-      'www-authenticate': tokenSent ? 'Bearer error="invalid_token"' : 'Bearer',
-    });
+    super(401, 'GH_UNAUTHENTICATED', 'auth.unauthenticated', { 'www-authenticate': challenge });
   }
 }
 
 export class MissingAbilityError extends HttpError {
-  constructor() {
-    super(403, 'GH_MISSING_ABILITY', 'auth.invalid_ability', {
-      'www-authenticate': 'Bearer error="insufficient_scope"',
-    });
+  /** `challenge`: the WWW-Authenticate value (bearer-challenge.ts, error="insufficient_scope"). */
+  constructor(challenge: string) {
+    super(403, 'GH_MISSING_ABILITY', 'auth.invalid_ability', { 'www-authenticate': challenge });
   }
 }
 

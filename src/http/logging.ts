@@ -2,13 +2,19 @@ import type { FastifyBaseLogger } from 'fastify';
 
 type Bindings = Parameters<FastifyBaseLogger['child']>[0];
 type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
+/** Paths that carry a secret (the reset token; the verification link's hash), and what stays of them. */
+const SECRET_PATHS: readonly (readonly [RegExp, string])[] = [
+  [/^\/reset-password\/.+/is, '/reset-password/[redacted]'],
+  [/^\/email\/verify\/([^/]*)\/.+/is, '/email/verify/$1/[redacted]'],
+];
+
 /**
  * URLs are the one request part we log, and some carry secrets: the reset token in the path, the
  * e-mail, signature and token in query strings. They are replaced before anything is written.
  */
 export function redactUrl(url: string): string {
   const [path = '', query] = url.split('?', 2);
-  const safePath = path.replace(/^\/reset-password\/[^/]+/, '/reset-password/[redacted]');
+  const safePath = redactPath(path);
   if (query === undefined) return safePath;
   const params = query
     .split('&')
@@ -18,6 +24,27 @@ export function redactUrl(url: string): string {
     })
     .join('&');
   return `${safePath}?${params}`;
+}
+
+/**
+ * The router decodes a path before matching it, so `/%72eset-password/<token>` reaches the reset
+ * page with a live token (CONTRACT §16): the path is compared decoded (ASCII escapes, to a fixed
+ * point, so double encoding cannot hide it either) and, when secret-bearing, logged decoded with the
+ * secret replaced. Other paths are logged as sent.
+ */
+function redactPath(path: string): string {
+  let decoded = path;
+  for (let round = 0; round < 3 && decoded.includes('%'); round++) {
+    const next = decoded.replace(/%([0-7][0-9a-f])/gi, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
+    if (next === decoded) break;
+    decoded = next;
+  }
+  for (const [pattern, replacement] of SECRET_PATHS) {
+    if (pattern.test(decoded)) return decoded.replace(pattern, replacement);
+  }
+  return path;
 }
 
 export function loggerOptions(level: string) {

@@ -57,7 +57,7 @@ export async function completeLogin(
     return reply.redirect(CHALLENGE_PATHS[login.guard]);
   }
   session.pull(PENDING_LOGIN_KEY);
-  const intended = session.pull('intended');
+  const intended = request.intendedUrl(login.guard).take(reply);
   await session.login(login.user.id, login.remember);
   rememberDevice(request, reply, login.user.id);
   if (expectsJson(request)) return reply.code(204).send();

@@ -6,9 +6,6 @@ import { sameSiteReferer } from './request-context.ts';
 /** Where the confirmation form lives (CONTRACT §10). */
 export const CONFIRM_PASSWORD_PATH = '/user/confirm-password';
 
-/** An intended URL is remembered only up to this length (a guest-sized session stays small). */
-const INTENDED_MAX = 2048;
-
 /**
  * THE preHandler of every password-confirmed route (export, two-factor and passkey management …):
  * name it after the web guard, `preHandler: [app.requireAuth(['web']), requirePasswordConfirmation]`.
@@ -28,9 +25,8 @@ export async function requirePasswordConfirmation(request: FastifyRequest, _repl
  * replaying it unseen would act without the person seeing what they confirmed).
  */
 export async function redirectToConfirmation(request: FastifyRequest, reply: FastifyReply) {
-  const session = await request.sessionOf('web').load();
   const back = request.method === 'GET' ? request.url : sameSiteReferer(request);
-  if (back !== null && back.length <= INTENDED_MAX) session.put('intended', back);
+  if (back !== null) request.intendedUrl('web').remember(reply, back);
   return reply.redirect(CONFIRM_PASSWORD_PATH);
 }
 

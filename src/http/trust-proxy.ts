@@ -39,3 +39,18 @@ export function trustedPeer(setting: Config['trustProxy']): (address: string | u
     return list.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
   };
 }
+
+/**
+ * The start-up warning for a TRUST_PROXY that trusts hops rather than addresses (CONTRACT §16), or
+ * null. With a count (`true` = 1) the nearest N peers are believed whoever they are: an instance that
+ * is also reachable directly lets any client write its own X-Forwarded-For, and so choose the address
+ * its throttles and audit entries count. Addresses/CIDRs are believed only on connections from them.
+ */
+export function trustProxyWarning(setting: Config['trustProxy']): string | null {
+  if (typeof setting !== 'number') return null;
+  return (
+    `TRUST_PROXY=${setting} trusts the nearest ${setting} hop(s) whoever they are: unless this instance is ` +
+    'reachable only through its proxies, any client can choose its address with X-Forwarded-For. ' +
+    "Set TRUST_PROXY to the proxies' addresses or CIDRs instead."
+  );
+}

@@ -49,7 +49,9 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
       session.pull(PENDING_LOGIN_KEY);
       const message = request.t('two_factor.login_expired');
       if (expectsJson(request)) return reply.code(401).send({ message });
-      session.flash('status', message);
+      // A guest who opens the page without ever starting a login has no row, and a message for it
+      // would create one: guests' GETs store nothing (CONTRACT §16).
+      if (session.key !== null || request.method !== 'GET') session.flash('status', message);
       return reply.redirect(options.loginPath);
     };
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import nodemailer from 'nodemailer';
 import type { MailConfig } from '../config.ts';
+import { privateDirectory } from '../lib/private-files.ts';
 import { type MailMessage, redactSecrets } from './message.ts';
 import { type MailLog, mailOptions, type SendResult, type Transport } from './transport.ts';
 
@@ -22,7 +23,9 @@ export function logTransport(config: MailConfig, storagePath: string, log: () =>
     async send(message: MailMessage): Promise<SendResult> {
       const info = await composer.sendMail(mailOptions(message, config));
       const raw = info.message as Buffer;
-      await mkdir(folder, { recursive: true, mode: 0o700 });
+      // storage/ and storage/mail are the owner's alone (CONTRACT §16), also when they existed.
+      privateDirectory(storagePath);
+      privateDirectory(folder);
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const file = join(folder, `${stamp}-${message.kind}-${randomBytes(4).toString('hex')}.eml`);
       await writeFile(file, raw, { mode: 0o600 });

@@ -337,7 +337,9 @@ await describeEachDialect(
             const label = `${route.method} ${route.url} ${authorization.slice(0, 50)}`;
             assertJsonError(response, 401, label);
             assert.deepEqual(response.json(), { message: 'Unauthenticated.' }, label);
-            const challenge = /^bearer\b/i.test(authorization) ? 'Bearer error="invalid_token"' : 'Bearer';
+            const challenge = /^bearer\b/i.test(authorization)
+              ? 'Bearer realm="Gatehouse", error="invalid_token"'
+              : 'Bearer realm="Gatehouse"';
             assert.equal(response.headers['www-authenticate'], challenge, label);
           }
         }
@@ -350,7 +352,7 @@ await describeEachDialect(
       for (const route of ['/api/user', '/api/tokens', '/api/posts']) {
         const response = await t.app.inject({ url: route });
         assertJsonError(response, 401, route);
-        assert.equal(response.headers['www-authenticate'], 'Bearer');
+        assert.equal(response.headers['www-authenticate'], 'Bearer realm="Gatehouse"');
       }
     });
 

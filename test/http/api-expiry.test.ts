@@ -40,7 +40,7 @@ await describeEachDialect(
       clock.set(START + 525960 * MINUTE);
       const expired = await t.app.inject({ url: '/api/user', headers: bearer(token) });
       assertJsonError(expired, 401);
-      assert.equal(expired.headers['www-authenticate'], 'Bearer error="invalid_token"');
+      assert.equal(expired.headers['www-authenticate'], 'Bearer realm="Gatehouse", error="invalid_token"');
     });
 
     test('expires_in (seconds) ends a token earlier', async () => {

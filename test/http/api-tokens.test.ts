@@ -180,7 +180,10 @@ await describeEachDialect(
           });
           assertJsonError(denied, 403, label);
           assert.deepEqual(denied.json(), { message: 'Invalid ability provided.' });
-          assert.equal(denied.headers['www-authenticate'], 'Bearer error="insufficient_scope"');
+          assert.equal(
+            denied.headers['www-authenticate'],
+            'Bearer realm="Gatehouse", error="insufficient_scope"',
+          );
         });
       }
       assert.equal((await app.inject({ url: '/api/user', headers: none })).statusCode, 200);
@@ -224,7 +227,7 @@ await describeEachDialect(
       const after = await app.inject({ url: '/api/user', headers: current });
       assertJsonError(after, 401);
       assert.deepEqual(after.json(), { message: 'Unauthenticated.' });
-      assert.equal(after.headers['www-authenticate'], 'Bearer error="invalid_token"');
+      assert.equal(after.headers['www-authenticate'], 'Bearer realm="Gatehouse", error="invalid_token"');
       assert.equal((await app.inject({ url: '/api/user', headers: other })).statusCode, 200);
     });
 
@@ -378,7 +381,7 @@ await describeEachDialect(
       await db.updateTable('users').set({ disabled_at: Date.now() }).where('id', '=', user.id).execute();
       const refused = await app.inject({ url: '/api/user', headers: token });
       assertJsonError(refused, 401);
-      assert.equal(refused.headers['www-authenticate'], 'Bearer error="invalid_token"');
+      assert.equal(refused.headers['www-authenticate'], 'Bearer realm="Gatehouse", error="invalid_token"');
       assertJsonError(await app.inject({ method: 'DELETE', url: '/api/tokens', headers: token }), 401);
       const tokens = await countRows(db, 'personal_access_tokens');
       const login = await requestToken(app, { email: user.email, password: user.password, device_name: 'x' });
@@ -397,7 +400,7 @@ await describeEachDialect(
       for (const query of ['token', 'api_token', 'access_token', 'bearer']) {
         const response = await app.inject({ url: `/api/user?${query}=${encodeURIComponent(token)}` });
         assertJsonError(response, 401, query);
-        assert.equal(response.headers['www-authenticate'], 'Bearer');
+        assert.equal(response.headers['www-authenticate'], 'Bearer realm="Gatehouse"');
       }
       const both = await app.inject({ url: `/api/user?token=garbage`, headers: bearer(token) });
       assert.equal(both.statusCode, 200);

@@ -47,7 +47,7 @@ await describeEachDialect('forward auth: /auth/request and /auth/forward (CONTRA
         headers: { authorization: `Bearer ${token.slice(0, -1)}x` },
       });
       assert.equal(wrong.statusCode, 401);
-      assert.equal(wrong.headers['www-authenticate'], 'Bearer error="invalid_token"');
+      assert.equal(wrong.headers['www-authenticate'], 'Bearer realm="Gatehouse", error="invalid_token"');
       assert.deepEqual(wrong.json(), { message: 'Unauthenticated.' });
       assert.equal(wrong.headers['cache-control'], 'no-store');
     });
@@ -76,7 +76,10 @@ await describeEachDialect('forward auth: /auth/request and /auth/forward (CONTRA
       const refused = await ask(writer);
       assert.equal(refused.statusCode, 403);
       assert.deepEqual(refused.json(), { message: 'Invalid ability provided.' });
-      assert.equal(refused.headers['www-authenticate'], 'Bearer error="insufficient_scope"');
+      assert.equal(
+        refused.headers['www-authenticate'],
+        'Bearer realm="Gatehouse", error="insufficient_scope"',
+      );
       assert.equal((await ask(reader)).statusCode, 200);
       assert.equal((await ask(all)).statusCode, 200);
       assert.equal((await (await signedIn(t, user)).get(`${path}?ability=posts:read`)).statusCode, 200);
@@ -174,7 +177,7 @@ await describeEachDialect('forward auth: /auth/request and /auth/forward (CONTRA
     const answer = await app.inject({ url: '/auth/request', headers: { accept: HTML } });
     assert.equal(answer.statusCode, 401);
     assert.deepEqual(answer.json(), { message: 'Unauthenticated.' });
-    assert.equal(answer.headers['www-authenticate'], 'Bearer');
+    assert.equal(answer.headers['www-authenticate'], 'Bearer realm="Gatehouse"');
     assert.equal(answer.headers['cache-control'], 'no-store');
     assert.equal(answer.headers.location, 'http://gatehouse.test/login');
   });

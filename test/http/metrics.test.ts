@@ -51,7 +51,7 @@ await describeEachDialect(
     test('401 without the token or with a wrong one (constant-time compare), 200 with it', async () => {
       const none = await t.app.inject({ url: '/metrics', headers: { accept: 'application/json' } });
       assert.equal(none.statusCode, 401);
-      assert.equal(none.headers['www-authenticate'], 'Bearer');
+      assert.equal(none.headers['www-authenticate'], 'Bearer realm="Gatehouse"');
       assert.deepEqual(none.json(), { message: 'Unauthenticated.' });
       for (const wrong of [`${TOKEN}x`, TOKEN.slice(0, -1), 'x', TOKEN.toUpperCase()]) {
         const answer = await t.app.inject({
@@ -59,7 +59,7 @@ await describeEachDialect(
           headers: { authorization: `Bearer ${wrong}`, accept: 'application/json' },
         });
         assert.equal(answer.statusCode, 401, wrong);
-        assert.equal(answer.headers['www-authenticate'], 'Bearer error="invalid_token"');
+        assert.equal(answer.headers['www-authenticate'], 'Bearer realm="Gatehouse", error="invalid_token"');
       }
       const basic = await t.app.inject({ url: '/metrics', headers: { authorization: `Basic ${TOKEN}` } });
       assert.equal(basic.statusCode, 401);

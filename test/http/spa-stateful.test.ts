@@ -94,7 +94,7 @@ await describeEachDialect(
       const unlisted = await ask({ origin: 'http://evil.test' });
       assert.equal(unlisted.statusCode, 401);
       assert.deepEqual(unlisted.json(), { message: 'Unauthenticated.' });
-      assert.equal(unlisted.headers['www-authenticate'], 'Bearer');
+      assert.equal(unlisted.headers['www-authenticate'], 'Bearer realm="Gatehouse"');
       assert.equal((await ask({})).statusCode, 401, 'no Origin, no Referer: not a browser front end');
       assert.equal((await ask({ origin: 'null', referer: `${SPA}/` })).statusCode, 401);
     });

@@ -41,7 +41,7 @@ await describeEachDialect(
       const t = ctx();
       const user = await t.createUser();
       const browser = new Browser(t.app);
-      await browser.get('/dashboard'); // stores the intended URL: the guest now has a session row
+      await browser.get('/dashboard'); // remembers the intended URL (in a cookie: no row, CONTRACT §16)
       await browser.get('/login');
       const guestId = browser.cookies.get('gatehouse_session')!;
       const guestToken = browser.csrf!;
@@ -50,7 +50,7 @@ await describeEachDialect(
         .select('id')
         .where('id', '=', sessionKey(guestId))
         .executeTakeFirst();
-      assert.ok(guestRow, 'the guest row exists before login');
+      assert.equal(guestRow, undefined, 'a guest holds an id and a CSRF token, but no row');
 
       await browser.post('/login', { email: user.email, password: user.password });
       const userId = browser.cookies.get('gatehouse_session')!;
@@ -93,7 +93,9 @@ await describeEachDialect(
       const remember = browser.cookies.get('gatehouse_remember')!;
       assert.equal((await rememberTokensOf(t, user.id)).length, 1);
 
-      assert.equal((await t.app.inject({ url: '/logout' })).statusCode, 404, 'GET /logout does nothing');
+      const get = await t.app.inject({ url: '/logout' });
+      assert.equal(get.statusCode, 405, 'GET /logout does nothing');
+      assert.equal(get.headers.allow, 'POST, OPTIONS');
       const logout = await browser.post('/logout');
       assert.equal(logout.statusCode, 302);
       assert.equal(logout.headers.location, '/');

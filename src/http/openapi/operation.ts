@@ -48,7 +48,7 @@ function refusals(op: Op, method: string): Record<number, Answer> {
   if (op.access !== 'public') {
     answers[401] = {
       description:
-        'Not authenticated (`WWW-Authenticate: Bearer`, with `error="invalid_token"` when one was sent).',
+        'Not authenticated (`WWW-Authenticate: Bearer realm="<APP_NAME>"`, with `error="invalid_token"` when one was sent).',
       json: ref('Message'),
     };
   }

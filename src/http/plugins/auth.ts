@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'f
 import fp from 'fastify-plugin';
 import { can } from '../../auth/abilities.ts';
 import { type AuthRequest, type Guard, type Identity, isSessionGuard } from '../../auth/guards.ts';
+import { bearerChallenge, unauthenticatedChallenge } from '../bearer-challenge.ts';
 import { AuthenticationError, ForbiddenError, MissingAbilityError } from '../errors.ts';
 
 export interface RequireAuthOptions {
@@ -81,14 +82,11 @@ export const authPlugin = fp(
         const identity = await resolveIdentity(request, names);
         if (identity === null) {
           await refuseWithdrawnSessions(request, refusing);
-          // RFC 6750 §3.1: error="invalid_token" only when a Bearer credential was presented; other
-          // schemes (Basic, …) are "no authentication information" and get the bare challenge.
-          const bearerSent = /^\s*bearer\b/i.test(request.headers.authorization ?? '');
-          throw new AuthenticationError(names[0]!, bearerSent);
+          throw new AuthenticationError(names[0]!, unauthenticatedChallenge(request));
         }
         // Session-authenticated requests hold every ability; tokens only what they were issued with.
         if (options.ability && identity.token && !can(identity.token.abilities, options.ability)) {
-          throw new MissingAbilityError();
+          throw new MissingAbilityError(bearerChallenge(app.services.config.appName, 'insufficient_scope'));
         }
         request.identity = identity;
       };

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthService } from '../../auth/auth.service.ts';
 import { guardOwningPath, isSanctumGuard, isSessionGuard } from '../../auth/guards.ts';
+import { crossSiteChecker } from '../cross-site.ts';
 import { CsrfError } from '../errors.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -16,10 +17,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * session, whatever else it carries — like Sanctum, which runs VerifyCsrfToken for every frontend
  * request. Any other API request is exempt: the guard never reads its cookies, and a bearer token is
  * no ambient credential.
+ *
+ * Every request the token is asked of must also not come from another site (cross-site.ts): a
+ * foreign Origin or `Sec-Fetch-Site: cross-site` is 419 even with a valid token (CONTRACT §16).
  */
 export const csrfPlugin = fp(
   async (app) => {
     const { auth } = app.services;
+    const crossSite = crossSiteChecker(app.services);
     // A callback hook: it runs on every request, and most (GET) leave at once without a promise.
     app.addHook('preValidation', (request, _reply, done) => {
       if (SAFE_METHODS.has(request.method)) {
@@ -31,12 +36,21 @@ export const csrfPlugin = fp(
         done();
         return;
       }
+      if (crossSite(request)) {
+        done(new CsrfError());
+        return;
+      }
       const body = request.body as Record<string, unknown> | undefined;
       const presented =
         (body && typeof body === 'object' ? body['_token'] : undefined) ??
         request.headers['x-csrf-token'] ??
         request.headers['x-xsrf-token'];
-      done(request.sessionOf(guard).csrfMatches(presented) ? undefined : new CsrfError());
+      const matches = request.sessionOf(guard).checkCsrf(presented);
+      if (typeof matches === 'boolean') {
+        done(matches ? undefined : new CsrfError());
+        return;
+      }
+      matches.then((ok) => done(ok ? undefined : new CsrfError()), done);
     });
   },
   { name: 'gatehouse-csrf', dependencies: ['gatehouse-session'] },

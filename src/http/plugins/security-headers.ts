@@ -16,10 +16,16 @@ function pageCsp(forwardAuthDomains: readonly string[]): string {
  */
 export const securityHeadersPlugin = fp(
   async (app) => {
-    const csp = pageCsp(app.services.config.forwardAuthDomains);
+    const { config } = app.services;
+    const csp = pageCsp(config.forwardAuthDomains);
+    // Under an https APP_URL the browser is told to use nothing else for a year (CONTRACT §16): a
+    // later http:// link or a downgrading network cannot strip TLS off the login form. Not under
+    // http, where the header would be ignored anyway (and a test instance must stay reachable).
+    const hsts = new URL(config.appUrl).protocol === 'https:';
     // A callback hook, not an async one: it runs on every response, and a promise per response costs.
     app.addHook('onSend', (request, reply, payload, done) => {
       reply.header('x-content-type-options', 'nosniff');
+      if (hsts) reply.header('strict-transport-security', 'max-age=31536000');
       if (!reply.hasHeader('referrer-policy')) {
         reply.header('referrer-policy', 'strict-origin-when-cross-origin');
       }

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { sessionGuards } from '../../auth/guards.ts';
 import { HttpSession } from '../session/http-session.ts';
+import { IntendedUrl } from '../session/intended-url.ts';
 import { guardCookies } from '../session/session-cookies.ts';
 
 declare module 'fastify' {
@@ -10,11 +11,17 @@ declare module 'fastify' {
     sessionOf(guard: string): HttpSession;
     /** Remembers the intended URL (GET only) and redirects to the guard's login page. */
     redirectToLogin(reply: FastifyReply, guard: string): Promise<FastifyReply>;
+    /** Where a login of this session guard continues (a signed cookie, never a session row). */
+    intendedUrl(guard: string): IntendedUrl;
   }
 }
 
 const kSessions = Symbol('gatehouse.sessions');
-type WithSessions = FastifyRequest & { [kSessions]?: Map<string, HttpSession> };
+const kIntended = Symbol('gatehouse.intended');
+type WithSessions = FastifyRequest & {
+  [kSessions]?: Map<string, HttpSession>;
+  [kIntended]?: Map<string, IntendedUrl>;
+};
 
 async function commitAll(sessions: Iterable<HttpSession>, reply: FastifyReply): Promise<void> {
   for (const session of sessions) if (session.pending) await session.commit(reply);
@@ -49,15 +56,33 @@ export const sessionPlugin = fp(
       return session;
     });
 
+    app.decorateRequest('intendedUrl', function (this: WithSessions, guard: string) {
+      let kept = this[kIntended];
+      if (kept === undefined) {
+        kept = new Map();
+        this[kIntended] = kept;
+      }
+      let intended = kept.get(guard);
+      if (intended === undefined) {
+        const guardCookies = cookies.get(guard);
+        if (!guardCookies) throw new Error(`"${guard}" is not a session guard`);
+        const seconds = services.auth.lifetimesOf(guard).idleMinutes * 60;
+        intended = new IntendedUrl(this, config.appKey, guard, guardCookies, seconds);
+        kept.set(guard, intended);
+      }
+      return intended;
+    });
+
     // A request method (shared on the prototype), not a closure made in a hook: a request that never
     // needs it pays nothing.
     app.decorateRequest(
       'redirectToLogin',
       async function (this: FastifyRequest, reply: FastifyReply, guard: string) {
         const target = guards.get(guard)?.loginPath ?? '/login';
-        const session = await this.sessionOf(guards.has(guard) ? guard : 'web').load();
-        // Only our own GET URLs are remembered, so the post-login redirect can never leave the site.
-        if (this.method === 'GET') session.put('intended', this.url);
+        // Only our own GET URLs are remembered, so the post-login redirect can never leave the site;
+        // in a cookie, so a guest bounced here costs no session row (CONTRACT §16).
+        if (this.method === 'GET')
+          this.intendedUrl(guards.has(guard) ? guard : 'web').remember(reply, this.url);
         return reply.redirect(target);
       },
     );

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { safeEqual } from '../../lib/crypto.ts';
+import { bearerChallenge } from '../bearer-challenge.ts';
 import { HttpError, NotFoundError } from '../errors.ts';
 
 /**
@@ -16,7 +17,7 @@ export async function metricsRoutes(app: FastifyInstance) {
     const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
     if (match === null || !safeEqual(match[1]!, token)) {
       throw new HttpError(401, 'GH_UNAUTHENTICATED', 'auth.unauthenticated', {
-        'www-authenticate': match === null ? 'Bearer' : 'Bearer error="invalid_token"',
+        'www-authenticate': bearerChallenge(config.appName, match === null ? undefined : 'invalid_token'),
       });
     }
     const { contentType, body } = await metrics.scrape();

@@ -6,8 +6,9 @@ import {
   createGuestSession,
   createSession,
   destroySession,
+  isIssuedSessionId,
   isSessionId,
-  newSessionId,
+  issueSessionId,
   type Session,
   type SessionData,
   saveSessionData,
@@ -27,11 +28,19 @@ const csrfTokens = new WeakMap<Session, string>();
 
 /**
  * One guard's session on one request: loaded lazily (at most once), written back only when something
- * changed (onSend). Guests get a cookie id without a database row until they have something to keep,
- * so anonymous page views cost no writes.
+ * changed (onSend). Guests get a cookie id without a database row until they submit something to keep
+ * (CONTRACT §16 "Guests cost nothing"), so anonymous page views cost no writes; their CSRF token is an
+ * HMAC of that id, checked without storage.
+ *
+ * A presented id is used only if the server issued it (its APP_KEY tag, auth/sessions.ts) or a live
+ * row of this guard holds it (sessions from before ids were tagged). Any other — made up by a client,
+ * planted by an attacker — is never adopted: the browser gets a fresh id instead, so nobody can know a
+ * guest's id (and CSRF token, and the pending login it may come to hold) before the browser does.
  */
 export class HttpSession {
   #plainId: string | null = null;
+  /** #plainId carries our tag (issued by this server), so it may be used before any row exists. */
+  #issued = false;
   #stored: Session | null = null;
   #data: SessionData = {};
   #oldFlash: Record<string, unknown> = {};
@@ -49,7 +58,29 @@ export class HttpSession {
     readonly cookies: SessionCookies,
   ) {
     const presented = request.cookies[cookies.session];
-    if (isSessionId(presented)) this.#plainId = presented;
+    if (isSessionId(presented)) {
+      this.#plainId = presented;
+      this.#issued = isIssuedSessionId(services.config.appKey, presented);
+    }
+  }
+
+  /** Whether #plainId may be used as this browser's id: issued by us, or found stored. */
+  get #adoptable(): boolean {
+    return this.#plainId !== null && (this.#issued || this.#stored !== null);
+  }
+
+  /** A new id of our own, sent with this response (no row: commit() writes one if there is data). */
+  #freshId(): string {
+    const id = issueSessionId(this.services.config.appKey);
+    this.#plainId = id;
+    this.#issued = true;
+    this.#sendIdCookie = true;
+    return id;
+  }
+
+  /** This browser's id, a fresh one if it has none we may use. */
+  #usableId(): string {
+    return this.#adoptable ? this.#plainId! : this.#freshId();
   }
 
   get userId(): number | null {
@@ -93,6 +124,8 @@ export class HttpSession {
           this.#dirty = true;
         }
       }
+      // An id we did not issue and no row holds: never adopted, replaced.
+      if (!this.#adoptable) this.#freshId();
     }
     if (this.userId === null && this.#rememberCookie !== undefined) {
       // The session has ended but the browser was remembered: sign it in again (auth/remember-me.ts).
@@ -131,16 +164,13 @@ export class HttpSession {
 
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
   csrfToken(): string {
-    if (this.#plainId === null) {
-      this.#plainId = newSessionId();
-      this.#sendIdCookie = true;
-    }
+    const plainId = this.#usableId();
     // #stored, when set, was found or created under #plainId (load, #createWithFreshId, commit), and
     // both change together (logout clears it): a token kept for it belongs to this cookie id.
     const stored = this.#stored;
     let token = stored === null ? undefined : csrfTokens.get(stored);
     if (token === undefined) {
-      token = csrfTokenFor(this.services.config.appKey, this.guard, this.#plainId);
+      token = csrfTokenFor(this.services.config.appKey, this.guard, plainId);
       if (stored !== null) csrfTokens.set(stored, token);
     }
     return token;
@@ -154,11 +184,8 @@ export class HttpSession {
    * before a login is not reachable after it.
    */
   binding(purpose: string): string {
-    if (this.#plainId === null) {
-      this.#plainId = newSessionId();
-      this.#sendIdCookie = true;
-    }
-    return hmacSha256Hex(this.services.config.appKey, `${purpose}:${this.guard}:${this.#plainId}`);
+    const plainId = this.#usableId();
+    return hmacSha256Hex(this.services.config.appKey, `${purpose}:${this.guard}:${plainId}`);
   }
 
   /**
@@ -172,9 +199,17 @@ export class HttpSession {
 
   csrfMatches(presented: unknown): boolean {
     return (
-      this.#plainId !== null &&
-      csrfTokenMatches(this.services.config.appKey, this.guard, this.#plainId, presented)
+      this.#adoptable && csrfTokenMatches(this.services.config.appKey, this.guard, this.#plainId!, presented)
     );
+  }
+
+  /**
+   * csrfMatches, answered at once for an id we issued (or none); an untagged id counts only once its
+   * row is found, so that case loads the session first.
+   */
+  checkCsrf(presented: unknown): boolean | Promise<boolean> {
+    if (this.#plainId === null || this.#issued) return this.csrfMatches(presented);
+    return this.load().then(() => this.csrfMatches(presented));
   }
 
   get(key: string): unknown {
@@ -242,10 +277,9 @@ export class HttpSession {
     this.#dirty = false;
   }
 
-  /** A new row under a fresh 256-bit id (which no row can already hold); the cookie goes out in commit(). */
+  /** A new row under a fresh id of ours (which no row can already hold); the cookie goes out in commit(). */
   async #createWithFreshId(userId: number | null, data: SessionData, now: number): Promise<void> {
-    this.#plainId = newSessionId();
-    this.#sendIdCookie = true;
+    this.#freshId();
     this.#stored = await createSession(this.services.database.db, this.#newSession(userId, data), now);
   }
 
@@ -286,8 +320,7 @@ export class HttpSession {
     this.#stored = null;
     this.#data = {};
     this.#oldFlash = {};
-    this.#plainId = newSessionId();
-    this.#sendIdCookie = true;
+    this.#freshId();
     this.#dirty = false;
   }
 
@@ -304,10 +337,10 @@ export class HttpSession {
       if (this.#stored) {
         await saveSessionData(db, this.#stored.key, this.#data, now);
       } else if (Object.keys(this.#data).length > 0) {
-        if (this.#plainId !== null) {
+        if (this.#plainId !== null && this.#issued) {
           this.#stored = await createGuestSession(db, this.#newSession(null, this.#data), now);
         }
-        // No id yet, or the presented one is taken (see createGuestSession): a fresh id cannot be.
+        // No id of ours yet, or ours is taken (see createGuestSession): a fresh id cannot be.
         if (this.#stored === null) await this.#createWithFreshId(null, this.#data, now);
       }
       this.#dirty = false;

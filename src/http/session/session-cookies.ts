@@ -29,6 +29,8 @@ export class SessionCookies {
   /** Null for a guard without remember-me (the panel's). */
   readonly remember: string | null;
   readonly xsrf: string | undefined;
+  /** Where a login continues (intended-url.ts), signed; never in a session row. */
+  readonly intended: string;
 
   constructor(
     config: SessionGuardConfig,
@@ -42,16 +44,27 @@ export class SessionCookies {
     this.session = `${prefix}${config.cookie}`;
     this.remember = config.rememberCookie === undefined ? null : `${prefix}${config.rememberCookie}`;
     this.xsrf = config.xsrfCookie;
+    this.intended = `${this.session}_intended`;
   }
 
-  write(reply: FastifyReply, out: CookiesOut): void {
-    const base = {
+  #base() {
+    return {
       path: '/',
       httpOnly: true,
       sameSite: 'lax' as const,
       secure: this.secure,
       ...(this.domain === null ? {} : { domain: this.domain }),
     };
+  }
+
+  /** Sets the intended-URL cookie, or clears it (null). */
+  writeIntended(reply: FastifyReply, value: string | null, maxAgeSeconds: number): void {
+    if (value === null) reply.clearCookie(this.intended, this.#base());
+    else reply.setCookie(this.intended, value, { ...this.#base(), maxAge: maxAgeSeconds });
+  }
+
+  write(reply: FastifyReply, out: CookiesOut): void {
+    const base = this.#base();
     if (out.id !== undefined) reply.setCookie(this.session, out.id, base);
     // A new id means a new CSRF token: SPAs read it from this cookie (it is not a secret from
     // same-origin script, only from other sites, which cannot read our cookies).

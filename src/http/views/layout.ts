@@ -79,11 +79,14 @@ function splitUrl(url: string): [string, string] {
 }
 
 /**
- * The request path as a link target that stays on this site: "//host/x" or "/\\host" would be read by
- * the browser as another host, so leading slashes and backslashes collapse to one slash.
+ * The request path as a link that stays on this site (CONTRACT §16): browsers read `\\` as `/` and
+ * drop tabs and newlines inside URLs, so a path that would then start with two slashes (`//evil.example`,
+ * `/\\evil.example`) would be a link to another host. It loses the extra leading slashes instead.
  */
 function sitePath(path: string): string {
-  return /^[/\\]{2}/.test(path) ? `/${path.replace(/^[/\\]+/, '')}` : path;
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: removing control characters is the point
+  const visible = path.replace(/[\u0000-\u001f\u007f]/g, '');
+  return /^[/\\]{2}/.test(visible) ? `/${visible.replace(/^[/\\]+/, '')}` : visible;
 }
 
 function navLink(href: string, label: string, path: string): Html {

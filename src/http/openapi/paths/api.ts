@@ -6,7 +6,8 @@ import { ref } from '../schemas.ts';
 
 const tag = 'API tokens';
 const forbidden = {
-  description: 'The token lacks the ability (`WWW-Authenticate: Bearer error="insufficient_scope"`).',
+  description:
+    'The token lacks the ability (`WWW-Authenticate: Bearer realm="<APP_NAME>", error="insufficient_scope"`).',
   json: ref('Message'),
 };
 

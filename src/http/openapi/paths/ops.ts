@@ -75,7 +75,7 @@ export const opsPaths: Record<string, Record<string, Op>> = {
         "Only when `METRICS_TOKEN` is set, and only with `Authorization: Bearer <METRICS_TOKEN>` (not a user's API token). Never cached.",
       responses: {
         200: { description: 'The metrics, Prometheus text format.', text: 'text/plain; version=0.0.4' },
-        401: message('No or another token (`WWW-Authenticate: Bearer`).'),
+        401: message('No or another token (`WWW-Authenticate: Bearer realm="<APP_NAME>"`).'),
         404: message('`METRICS_TOKEN` is not set.'),
       },
     },

@@ -47,8 +47,7 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
     }
     await markPasswordConfirmed(request);
     if (expectsJson(request)) return reply.code(204).send();
-    const session = await request.sessionOf('web').load();
-    return reply.redirect(safeLocalPath(session.pull('intended'), '/profile'));
+    return reply.redirect(safeLocalPath(request.intendedUrl('web').take(reply), '/profile'));
   });
 
   app.get('/user/confirmed-password-status', { preHandler: [guard] }, async (request) => ({

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { decide, parseRequirements, userHeaders } from '../../../forward-auth/forward-check.ts';
 import { originalUrl } from '../../../forward-auth/original-url.ts';
+import { bearerChallenge, unauthenticatedChallenge } from '../../bearer-challenge.ts';
 import { acceptsHtml } from '../../negotiation.ts';
 import { resolveIdentity } from '../../plugins/auth.ts';
 import { trustedPeer } from '../../trust-proxy.ts';
@@ -58,14 +59,13 @@ export async function forwardAuthRoutes(app: FastifyInstance) {
       case 'unverified':
         return reply.code(403).send({ message: request.t('auth.unverified') });
       case 'missing-ability':
-        reply.header('www-authenticate', 'Bearer error="insufficient_scope"');
+        reply.header('www-authenticate', bearerChallenge(config.appName, 'insufficient_scope'));
         return reply.code(403).send({ message: request.t('auth.invalid_ability') });
       case 'guest': {
         const login = loginUrl(request);
         // Traefik and Caddy hand this answer to the browser: a page visit goes to the login wall.
         if (forward && acceptsHtml(request)) return reply.redirect(login, 302);
-        const tokenSent = /^\s*bearer\b/i.test(request.headers.authorization ?? '');
-        reply.header('www-authenticate', tokenSent ? 'Bearer error="invalid_token"' : 'Bearer');
+        reply.header('www-authenticate', unauthenticatedChallenge(request));
         // nginx keeps the answer to itself: `auth_request_set … $upstream_http_location` and
         // `error_page 401 =302 …` send the browser to the login wall (README, docs/forward-auth/).
         if (!forward) reply.header('location', login);

@@ -26,9 +26,8 @@ export async function webLoginPage(request: FastifyRequest, state: FormState) {
 }
 
 async function lead(request: FastifyRequest) {
-  const intended = (await request.sessionOf('web').load()).get('intended');
-  const target =
-    typeof intended === 'string' ? request.server.services.forwardAuth.redirectTarget(intended) : null;
+  const intended = request.intendedUrl('web').get();
+  const target = intended === null ? null : request.server.services.forwardAuth.redirectTarget(intended);
   if (target === null) return request.t('pages.login_lead');
   return request.t('forward.continue_to', { host: new URL(target).host });
 }
@@ -51,7 +50,7 @@ export async function loginRoutes(app: FastifyInstance) {
     const target = forwardAuth.redirectTarget(raw);
     if (target === null) return;
     if ((await resolveIdentity(request, ['web'])) !== null) return reply.redirect(target);
-    (await request.sessionOf('web').load()).put('intended', target);
+    request.intendedUrl('web').remember(reply, target);
   };
 
   // Already signed in: the login form has nothing to offer.
