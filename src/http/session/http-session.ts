@@ -39,8 +39,11 @@ const csrfTokens = new WeakMap<Session, string>();
  */
 export class HttpSession {
   #plainId: string | null = null;
-  /** #plainId carries our tag (issued by this server), so it may be used before any row exists. */
-  #issued = false;
+  /**
+   * #plainId carries our tag (issued by this server), so it may be used before any row exists. Worked
+   * out on first need (an HMAC): a signed-in page finds its row and never asks.
+   */
+  #issuedTag: boolean | undefined = undefined;
   #stored: Session | null = null;
   #data: SessionData = {};
   #oldFlash: Record<string, unknown> = {};
@@ -60,20 +63,25 @@ export class HttpSession {
     const presented = request.cookies[cookies.session];
     if (isSessionId(presented)) {
       this.#plainId = presented;
-      this.#issued = isIssuedSessionId(services.config.appKey, presented);
     }
   }
 
   /** Whether #plainId may be used as this browser's id: issued by us, or found stored. */
   get #adoptable(): boolean {
-    return this.#plainId !== null && (this.#issued || this.#stored !== null);
+    return this.#plainId !== null && (this.#stored !== null || this.#issued);
+  }
+
+  get #issued(): boolean {
+    if (this.#plainId === null) return false;
+    this.#issuedTag ??= isIssuedSessionId(this.services.config.appKey, this.#plainId);
+    return this.#issuedTag;
   }
 
   /** A new id of our own, sent with this response (no row: commit() writes one if there is data). */
   #freshId(): string {
     const id = issueSessionId(this.services.config.appKey);
     this.#plainId = id;
-    this.#issued = true;
+    this.#issuedTag = true;
     this.#sendIdCookie = true;
     return id;
   }
