@@ -12,8 +12,11 @@ import type { Services } from '../services.ts';
  *   definition (an instance reached by its address rather than APP_URL, as Rails' origin check
  *   allows too). A cross-site request cannot borrow it: the browser sets Host to the site it
  *   sends to, and sends that site only its own cookies. `Origin: null` (sandboxed frames,
- *   privacy-hiding redirects) is not ours either. No Origin at all (older browsers, non-browser
- *   clients) is left to the CSRF token alone.
+ *   privacy-hiding redirects) is not ours either — unless the browser also says
+ *   `Sec-Fetch-Site: same-origin`: a form on a page served with `Referrer-Policy: no-referrer` (the
+ *   password-reset page, whose URL holds the token) is posted by Chromium with `Origin: null`, and
+ *   the fetch metadata, which no page can set, says where it really came from. No Origin at all
+ *   (older browsers, non-browser clients) is left to the CSRF token alone.
  *
  * A second wall behind the CSRF token, not instead of it: a token leaked into another site (a log,
  * a cached page) is still useless from there.
@@ -28,6 +31,7 @@ export function crossSiteChecker(services: Services): (request: FastifyRequest) 
     if (request.headers['sec-fetch-site'] === 'cross-site') return true;
     const { origin } = request.headers;
     if (origin === undefined || ours(origin)) return false;
+    if (origin === 'null' && request.headers['sec-fetch-site'] === 'same-origin') return false;
     return !sameOrigin(origin, requestOrigin(request));
   };
 }

@@ -20,7 +20,7 @@ import { freePort, startSmtpSink } from '../helpers/smtp-sink.ts';
 const WORKERS = 16;
 /** Kill once this many registrations and token issues were acknowledged (more are in flight). */
 const KILL_AFTER = { registrations: 10, tokens: 6 };
-const PASSWORD = 'crash-safe passphrase 42';
+const PASSWORD = 'sturdy passphrase 42';
 
 interface Outcome {
   attempted: Set<string>;

@@ -13,7 +13,7 @@ import { startWebhookReceiver, webhookSecret } from '../helpers/webhook-receiver
  */
 const WORKERS = 6;
 const KILL_AFTER = 8;
-const PASSWORD = 'crash-safe passphrase 42';
+const PASSWORD = 'sturdy passphrase 42';
 const secret = webhookSecret();
 const receiver = await startWebhookReceiver(secret);
 after(() => receiver.close());

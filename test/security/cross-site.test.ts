@@ -27,6 +27,8 @@ await describeEachDialect(
         { origin: 'https://evil.example' },
         { origin: 'http://gatehouse.test.evil.example' },
         { origin: 'null' },
+        { origin: 'null', 'sec-fetch-site': 'same-site' },
+        { origin: 'null', 'sec-fetch-site': 'cross-site' },
         { origin: 'not a url' },
         // Another host than the one the request was sent to.
         { origin: 'http://other.internal:8080', host: 'gatehouse.internal:8080' },
@@ -69,6 +71,9 @@ await describeEachDialect(
         // The origin the request itself went to (an instance reached by its address, not APP_URL).
         { origin: 'http://gatehouse.internal:8080', host: 'gatehouse.internal:8080' },
         { origin: 'http://127.0.0.1:39999', host: '127.0.0.1:39999', 'sec-fetch-site': 'same-origin' },
+        // A form on a page sent with Referrer-Policy: no-referrer (the reset page): Chromium posts it
+        // with Origin: null, and its fetch metadata says same-origin.
+        { origin: 'null', 'sec-fetch-site': 'same-origin' },
       ];
       for (const headers of allowed) {
         const browser = await atLogin(t);
