@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
 import { type AuthCacheMode, authCacheMode } from './config/auth-cache.ts';
+import { DEFAULT_DATABASE, parseDatabaseUrl } from './config/database-url.ts';
 import { type OperationsConfig, operationsConfig } from './config/operations.ts';
 import {
   boolean,
-  DEFAULT_DATABASE,
   defaultSender,
   forwardAuthDomains,
   headerSafe,
@@ -15,7 +15,6 @@ import {
   mailAddress,
   nullableInteger,
   oneOf,
-  parseDatabaseUrl,
   redisPrefix,
   redisUrl,
   resolvePath,

@@ -6,7 +6,7 @@ import { disableUser } from '../../src/admin/user-actions.ts';
 import { AUTH_CACHE_TTL_MS } from '../../src/db/auth-cache/store.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
-import { Browser, webLogin } from '../helpers/browser-session.ts';
+import { webLogin } from '../helpers/browser-session.ts';
 import { mysqlAvailable, postgresAvailable, REDIS_TEST_URL, requireServices } from '../helpers/databases.ts';
 import { deleteRedisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 

@@ -1,5 +1,5 @@
 import { panelAccessCheck } from '../../auth/panel-access.ts';
-import { parseDatabaseUrl } from '../../config/parsers.ts';
+import { parseDatabaseUrl } from '../../config/database-url.ts';
 import { type DatabaseConfig, loadConfig } from '../../config.ts';
 import { ImportError, importLaravel, type Progress } from '../../import/laravel/import.ts';
 import { type LaravelSource, openLaravelSource, SourceError } from '../../import/laravel/source.ts';
