@@ -1,14 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { csrfTokenFor, csrfTokenMatches } from '../../auth/csrf.ts';
+import { csrfTokenMatches, sessionCsrfToken } from '../../auth/csrf.ts';
 import { endSession } from '../../auth/logout.ts';
 import { REMEMBER_SELECTOR, rememberSelector } from '../../auth/remember-me.ts';
 import {
   createGuestSession,
   createSession,
   destroySession,
-  isIssuedSessionId,
-  isSessionId,
-  issueSessionId,
   type Session,
   type SessionData,
   saveSessionData,
@@ -16,39 +13,20 @@ import {
 import { hmacSha256Hex } from '../../lib/crypto.ts';
 import type { Services } from '../../services.ts';
 import type { SessionCookies } from './session-cookies.ts';
-
-const FLASH = '_flash';
-
-/**
- * CSRF tokens of kept sessions (services.ts keeps one frozen Session per key between requests): the
- * HMAC is computed once per session, not once per page. Sound because a stored session's key is always
- * the hash of this request's cookie id (see csrfToken()).
- */
-const csrfTokens = new WeakMap<Session, string>();
+import { SessionId } from './session-id.ts';
+import { SessionValues } from './session-values.ts';
 
 /**
  * One guard's session on one request: loaded lazily (at most once), written back only when something
  * changed (onSend). Guests get a cookie id without a database row until they submit something to keep
  * (CONTRACT §16 "Guests cost nothing"), so anonymous page views cost no writes; their CSRF token is an
- * HMAC of that id, checked without storage.
- *
- * A presented id is used only if the server issued it (its APP_KEY tag, auth/sessions.ts) or a live
- * row of this guard holds it (sessions from before ids were tagged). Any other — made up by a client,
- * planted by an attacker — is never adopted: the browser gets a fresh id instead, so nobody can know a
- * guest's id (and CSRF token, and the pending login it may come to hold) before the browser does.
+ * HMAC of that id, checked without storage. Which cookie id the browser may use is decided in
+ * session-id.ts; the values and their flash in session-values.ts.
  */
 export class HttpSession {
-  #plainId: string | null = null;
-  /**
-   * #plainId carries our tag (issued by this server), so it may be used before any row exists. Worked
-   * out on first need (an HMAC): a signed-in page finds its row and never asks.
-   */
-  #issuedTag: boolean | undefined = undefined;
+  readonly #id: SessionId;
   #stored: Session | null = null;
-  #data: SessionData = {};
-  #oldFlash: Record<string, unknown> = {};
-  #dirty = false;
-  #sendIdCookie = false;
+  readonly #values = new SessionValues();
   #sendXsrfCookie = false;
   /** undefined: leave the remember cookie alone; null: clear it; string: set it. */
   #rememberOut: string | null | undefined = undefined;
@@ -60,35 +38,17 @@ export class HttpSession {
     readonly guard: string,
     readonly cookies: SessionCookies,
   ) {
-    const presented = request.cookies[cookies.session];
-    if (isSessionId(presented)) {
-      this.#plainId = presented;
-    }
+    this.#id = new SessionId(services.config.appKey, request.cookies[cookies.session]);
   }
 
-  /** Whether #plainId may be used as this browser's id: issued by us, or found stored. */
+  /** Whether the presented id may be used as this browser's: issued by us, or found stored. */
   get #adoptable(): boolean {
-    return this.#plainId !== null && (this.#stored !== null || this.#issued);
-  }
-
-  get #issued(): boolean {
-    if (this.#plainId === null) return false;
-    this.#issuedTag ??= isIssuedSessionId(this.services.config.appKey, this.#plainId);
-    return this.#issuedTag;
-  }
-
-  /** A new id of our own, sent with this response (no row: commit() writes one if there is data). */
-  #freshId(): string {
-    const id = issueSessionId(this.services.config.appKey);
-    this.#plainId = id;
-    this.#issuedTag = true;
-    this.#sendIdCookie = true;
-    return id;
+    return this.#id.adoptable(this.#stored !== null);
   }
 
   /** This browser's id, a fresh one if it has none we may use. */
   #usableId(): string {
-    return this.#adoptable ? this.#plainId! : this.#freshId();
+    return this.#id.usable(this.#stored !== null);
   }
 
   get userId(): number | null {
@@ -108,9 +68,10 @@ export class HttpSession {
    */
   async peekUserId(): Promise<number | null> {
     if (this.#loading !== null) return (await this.#loading).userId;
-    if (this.#plainId === null) return null;
+    const presented = this.#id.value;
+    if (presented === null) return null;
     const now = this.services.clock.now();
-    return (await this.services.auth.sessions.validate(this.guard, this.#plainId, now))?.userId ?? null;
+    return (await this.services.auth.sessions.validate(this.guard, presented, now))?.userId ?? null;
   }
 
   load(): Promise<this> {
@@ -120,20 +81,12 @@ export class HttpSession {
 
   async #load(): Promise<this> {
     const now = this.services.clock.now();
-    if (this.#plainId !== null) {
-      this.#stored = await this.services.auth.sessions.validate(this.guard, this.#plainId, now);
-      if (this.#stored) {
-        this.#data = { ...this.#stored.data };
-        const flash = this.#data[FLASH];
-        if (flash && typeof flash === 'object') {
-          // Flash data lives for exactly one following request.
-          this.#oldFlash = flash as Record<string, unknown>;
-          delete this.#data[FLASH];
-          this.#dirty = true;
-        }
-      }
+    const presented = this.#id.value;
+    if (presented !== null) {
+      this.#stored = await this.services.auth.sessions.validate(this.guard, presented, now);
+      if (this.#stored) this.#values.open(this.#stored.data);
       // An id we did not issue and no row holds: never adopted, replaced.
-      if (!this.#adoptable) this.#freshId();
+      if (!this.#adoptable) this.#id.renew();
     }
     if (this.userId === null && this.#rememberCookie !== undefined) {
       // The session has ended but the browser was remembered: sign it in again (auth/remember-me.ts).
@@ -173,15 +126,9 @@ export class HttpSession {
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
   csrfToken(): string {
     const plainId = this.#usableId();
-    // #stored, when set, was found or created under #plainId (load, #createWithFreshId, commit), and
-    // both change together (logout clears it): a token kept for it belongs to this cookie id.
-    const stored = this.#stored;
-    let token = stored === null ? undefined : csrfTokens.get(stored);
-    if (token === undefined) {
-      token = csrfTokenFor(this.services.config.appKey, this.guard, plainId);
-      if (stored !== null) csrfTokens.set(stored, token);
-    }
-    return token;
+    // #stored, when set, was found or created under this id (load, #createWithFreshId, commit), and
+    // both change together (logout clears it).
+    return sessionCsrfToken(this.services.config.appKey, this.guard, plainId, this.#stored);
   }
 
   /**
@@ -207,7 +154,7 @@ export class HttpSession {
 
   csrfMatches(presented: unknown): boolean {
     return (
-      this.#adoptable && csrfTokenMatches(this.services.config.appKey, this.guard, this.#plainId!, presented)
+      this.#adoptable && csrfTokenMatches(this.services.config.appKey, this.guard, this.#id.value!, presented)
     );
   }
 
@@ -216,37 +163,29 @@ export class HttpSession {
    * row is found, so that case loads the session first.
    */
   checkCsrf(presented: unknown): boolean | Promise<boolean> {
-    if (this.#plainId === null || this.#issued) return this.csrfMatches(presented);
+    if (this.#id.value === null || this.#id.issued) return this.csrfMatches(presented);
     return this.load().then(() => this.csrfMatches(presented));
   }
 
   get(key: string): unknown {
-    return this.#data[key];
+    return this.#values.get(key);
   }
 
   put(key: string, value: unknown): void {
-    this.#data[key] = value;
-    this.#dirty = true;
+    this.#values.put(key, value);
   }
 
   pull(key: string): unknown {
-    const value = this.#data[key];
-    if (value !== undefined) {
-      delete this.#data[key];
-      this.#dirty = true;
-    }
-    return value;
+    return this.#values.pull(key);
   }
 
   /** Shown on the next request only (status messages after a redirect). */
   flash(key: string, value: unknown): void {
-    const flash = (this.#data[FLASH] as Record<string, unknown> | undefined) ?? {};
-    this.#data[FLASH] = { ...flash, [key]: value };
-    this.#dirty = true;
+    this.#values.flash(key, value);
   }
 
   flashed(key: string): unknown {
-    return this.#oldFlash[key];
+    return this.#values.flashed(key);
   }
 
   /**
@@ -276,25 +215,24 @@ export class HttpSession {
    */
   async #startAuthenticated(userId: number, now: number, rememberCookie?: string): Promise<void> {
     if (this.#stored) await destroySession(this.services.database.db, this.#stored.key);
-    const data = { ...this.#data };
+    const data = { ...this.#values.data };
     const selector = rememberSelector(rememberCookie);
     if (selector === null) delete data[REMEMBER_SELECTOR];
     else data[REMEMBER_SELECTOR] = selector;
     await this.#createWithFreshId(userId, data, now);
-    this.#data = data;
-    this.#dirty = false;
+    this.#values.written(data);
   }
 
   /** A new row under a fresh id of ours (which no row can already hold); the cookie goes out in commit(). */
   async #createWithFreshId(userId: number | null, data: SessionData, now: number): Promise<void> {
-    this.#freshId();
+    this.#id.renew();
     this.#stored = await createSession(this.services.database.db, this.#newSession(userId, data), now);
   }
 
   #newSession(userId: number | null, data: SessionData) {
     return {
       guard: this.guard,
-      plainId: this.#plainId!,
+      plainId: this.#id.value!,
       userId,
       data,
       ip: this.request.ip,
@@ -326,41 +264,36 @@ export class HttpSession {
   #letGo(): void {
     this.#rememberOut = null;
     this.#stored = null;
-    this.#data = {};
-    this.#oldFlash = {};
-    this.#freshId();
-    this.#dirty = false;
+    this.#values.clear();
+    this.#id.renew();
   }
 
   /** Whether commit() has anything to write or send (most page views have not). */
   get pending(): boolean {
-    return this.#dirty || this.#sendIdCookie || this.#sendXsrfCookie || this.#rememberOut !== undefined;
+    return this.#values.dirty || this.#id.renewed || this.#sendXsrfCookie || this.#rememberOut !== undefined;
   }
 
   /** Writes changes and cookies; runs once per request in onSend. */
   async commit(reply: FastifyReply): Promise<void> {
     const { db } = this.services.database;
     const now = this.services.clock.now();
-    if (this.#dirty) {
+    const values = this.#values;
+    if (values.dirty) {
       if (this.#stored) {
-        await saveSessionData(db, this.#stored.key, this.#data, now);
-      } else if (Object.keys(this.#data).length > 0) {
-        if (this.#plainId !== null && this.#issued) {
-          this.#stored = await createGuestSession(db, this.#newSession(null, this.#data), now);
+        await saveSessionData(db, this.#stored.key, values.data, now);
+      } else if (!values.empty) {
+        if (this.#id.value !== null && this.#id.issued) {
+          this.#stored = await createGuestSession(db, this.#newSession(null, values.data), now);
         }
         // No id of ours yet, or ours is taken (see createGuestSession): a fresh id cannot be.
-        if (this.#stored === null) await this.#createWithFreshId(null, this.#data, now);
+        if (this.#stored === null) await this.#createWithFreshId(null, values.data, now);
       }
-      this.#dirty = false;
+      values.written();
     }
-    const id = this.#sendIdCookie && this.#plainId ? this.#plainId : undefined;
-    const shareXsrf = (this.#sendIdCookie || this.#sendXsrfCookie) && this.#plainId && this.cookies.xsrf;
-    this.cookies.write(reply, {
-      id,
-      xsrf: shareXsrf ? this.csrfToken() : undefined,
-      remember: this.#rememberOut,
-    });
-    this.#sendIdCookie = false;
+    const shareXsrf =
+      (this.#id.renewed || this.#sendXsrfCookie) && this.#id.value !== null && this.cookies.xsrf;
+    const xsrf = shareXsrf ? this.csrfToken() : undefined;
+    this.cookies.write(reply, { id: this.#id.takeRenewed(), xsrf, remember: this.#rememberOut });
     this.#sendXsrfCookie = false;
     this.#rememberOut = undefined;
   }

@@ -1,0 +1,67 @@
+import { isIssuedSessionId, isSessionId, issueSessionId } from '../../auth/sessions.ts';
+
+/**
+ * This browser's session cookie id on one request, and whether a new one goes out with the response.
+ *
+ * A presented id is used only if the server issued it (its APP_KEY tag, auth/sessions.ts) or a live
+ * row of the guard holds it (sessions from before ids were tagged). Any other — made up by a client,
+ * planted by an attacker — is never adopted: the browser gets a fresh id instead, so nobody can know a
+ * guest's id (and CSRF token, and the pending login it may come to hold) before the browser does.
+ */
+export class SessionId {
+  #value: string | null = null;
+  /**
+   * #value carries our tag (issued by this server), so it may be used before any row exists. Worked
+   * out on first need (an HMAC): a signed-in page finds its row and never asks.
+   */
+  #issuedTag: boolean | undefined = undefined;
+  #renewed = false;
+
+  constructor(
+    private readonly appKey: Buffer,
+    presented: string | undefined,
+  ) {
+    if (isSessionId(presented)) this.#value = presented;
+  }
+
+  /** The id in use: the presented one until renew(); null when the browser sent none. */
+  get value(): string | null {
+    return this.#value;
+  }
+
+  get issued(): boolean {
+    if (this.#value === null) return false;
+    this.#issuedTag ??= isIssuedSessionId(this.appKey, this.#value);
+    return this.#issuedTag;
+  }
+
+  /** Whether the id may be this browser's: issued by us, or `stored` (a live row holds it). */
+  adoptable(stored: boolean): boolean {
+    return this.#value !== null && (stored || this.issued);
+  }
+
+  /** A new id of our own, sent with this response (no row yet: the session writes one if it must). */
+  renew(): string {
+    const id = issueSessionId(this.appKey);
+    this.#value = id;
+    this.#issuedTag = true;
+    this.#renewed = true;
+    return id;
+  }
+
+  /** This browser's id, a fresh one if it has none we may use. */
+  usable(stored: boolean): string {
+    return this.adoptable(stored) ? this.#value! : this.renew();
+  }
+
+  /** The new id this response must set, if any; asked once per response (commit). */
+  takeRenewed(): string | undefined {
+    const id = this.#renewed ? this.#value! : undefined;
+    this.#renewed = false;
+    return id;
+  }
+
+  get renewed(): boolean {
+    return this.#renewed;
+  }
+}
