@@ -2,13 +2,12 @@ import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { withPasswordFacts } from '../auth/password-policy.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
 import type { Translate } from '../i18n/i18n.ts';
 import { validate } from '../lib/validation.ts';
+import { createUser } from '../users/new-user.ts';
 import { registrationSchema } from '../users/registration.ts';
 import { normaliseEmail, toUser, type User } from '../users/user.ts';
-import { findUserByEmail, insertUser } from '../users/users.repository.ts';
 
 export interface NewAdminInput {
   name: string;
@@ -80,18 +79,13 @@ export async function createAdmin(
     updated_at: now,
   };
   if (!deps.canAccessPanel(toUser({ ...draft, id: 0, password: '' }))) return { status: 'refused' };
-  // Spares an argon2 hash when the address is known; the unique index below is what decides races.
-  if ((await findUserByEmail(deps.db, input.email)) !== undefined) return { status: 'taken' };
-  const password = await deps.hasher.hash(input.password);
-  try {
-    const row = await deps.db.transaction().execute(async (trx) => {
-      const inserted = await insertUser(trx, { ...draft, password });
-      await recordAudit(trx, 'admin.created', audit, inserted.id, { email: inserted.email });
-      return inserted;
-    });
-    return { status: 'ok', user: toUser(row) };
-  } catch (error) {
-    if (isUniqueViolation(error)) return { status: 'taken' };
-    throw error;
-  }
+  const result = await createUser(
+    deps,
+    { ...input, locale: deps.locale, verifiedAt: now, canAccessPanel: true },
+    now,
+    async (trx, user) => {
+      await recordAudit(trx, 'admin.created', audit, user.id, { email: user.email });
+    },
+  );
+  return result.status === 'created' ? { status: 'ok', user: result.user } : { status: 'taken' };
 }

@@ -4,14 +4,14 @@ import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { queueVerificationMail, type VerificationSettings } from '../auth/email-verification.ts';
 import { storeResetToken } from '../auth/password-resets.repository.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { invitationMessage } from '../mail/messages.ts';
-import { normaliseEmail, toUser, type User } from '../users/user.ts';
-import { findUserByEmail, findUserById, insertUser } from '../users/users.repository.ts';
+import { createUser } from '../users/new-user.ts';
+import { toUser, type User } from '../users/user.ts';
+import { findUserById } from '../users/users.repository.ts';
 
 /**
  * Accounts an administrator creates, re-mails or deletes from the panel. Each writes its change and
@@ -45,42 +45,28 @@ export async function inviteUser(
   input: { name: string; email: string; locale: string },
   audit: AuditContext,
 ): Promise<InviteResult> {
-  const email = normaliseEmail(input.email);
-  if ((await findUserByEmail(deps.db, email)) !== undefined) return { status: 'email_taken' };
-  const password = await deps.hasher.hash(randomToken(32));
   const token = randomToken(32);
-  try {
-    const user = await deps.db.transaction().execute(async (trx) => {
-      const row = await insertUser(trx, {
-        name: input.name.trim(),
-        email,
-        password,
-        email_verified_at: null,
-        locale: input.locale,
-        can_access_panel: 0,
-        disabled_at: null,
-        created_at: audit.now,
-        updated_at: audit.now,
-      });
-      await storeResetToken(trx, row.id, sha256Hex(token), audit.now, 0);
+  const result = await createUser(
+    deps,
+    { ...input, password: randomToken(32), verifiedAt: null, canAccessPanel: false },
+    audit.now,
+    async (trx, user) => {
+      await storeResetToken(trx, user.id, sha256Hex(token), audit.now, 0);
       await deps.mailing.queue.enqueue(
         trx,
         invitationMessage(
           deps.mailing.context,
-          { email, locale: input.locale },
+          { email: user.email, locale: user.locale },
           token,
           deps.resetExpireMinutes,
         ),
       );
-      await recordAudit(trx, 'admin.user.invited', audit, row.id);
-      return toUser(row);
-    });
-    deps.mailing.queue.wake();
-    return { status: 'invited', user };
-  } catch (error) {
-    if (isUniqueViolation(error)) return { status: 'email_taken' };
-    throw error;
-  }
+      await recordAudit(trx, 'admin.user.invited', audit, user.id);
+    },
+  );
+  if (result.status === 'email_taken') return result;
+  deps.mailing.queue.wake();
+  return { status: 'invited', user: result.user };
 }
 
 /** A new verification link for a user who has not verified yet (in the user's own language). */

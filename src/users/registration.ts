@@ -2,11 +2,10 @@ import type { Kysely, Transaction } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { newPasswordField } from '../auth/password-policy.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
-import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
-import { normaliseEmail, toUser, type User } from './user.ts';
-import { findUserByEmail, insertUser } from './users.repository.ts';
+import { createUser } from './new-user.ts';
+import type { User } from './user.ts';
 
 /** CONTRACT §4 /register: name, e-mail (unique), password (8–128, confirmed, not common). */
 export const registrationSchema = {
@@ -35,11 +34,7 @@ export type RegistrationResult =
   | { readonly status: 'registered'; readonly user: User }
   | { readonly status: 'email_taken' };
 
-/**
- * Creates an account. The address is stored lower-cased, so the unique index on users.email makes it
- * unique case-insensitively; the index (not the friendly pre-check) is what decides between two
- * concurrent registrations of one address: the loser's insert fails and becomes `email_taken`.
- */
+/** Creates an account (users/new-user.ts: one address, one account, whatever the races). */
 export async function registerUser(
   db: Kysely<Database>,
   hasher: PasswordHasher,
@@ -47,31 +42,14 @@ export async function registerUser(
   audit: AuditContext,
   hooks: RegistrationHooks = {},
 ): Promise<RegistrationResult> {
-  const email = normaliseEmail(input.email);
-  // Spares an argon2 hash for the common case of an address that is already known.
-  if ((await findUserByEmail(db, email)) !== undefined) return { status: 'email_taken' };
-  const password = await hasher.hash(input.password);
-  try {
-    const user = await db.transaction().execute(async (trx) => {
-      const row = await insertUser(trx, {
-        name: input.name.trim(),
-        email,
-        password,
-        email_verified_at: null,
-        locale: input.locale,
-        can_access_panel: 0,
-        disabled_at: null,
-        created_at: audit.now,
-        updated_at: audit.now,
-      });
-      const created = toUser(row);
-      await recordAudit(trx, 'user.registered', { ...audit, actorId: created.id }, created.id);
-      await hooks.afterCreate?.(trx, created);
-      return created;
-    });
-    return { status: 'registered', user };
-  } catch (error) {
-    if (isUniqueViolation(error)) return { status: 'email_taken' };
-    throw error;
-  }
+  const result = await createUser(
+    { db, hasher },
+    { ...input, verifiedAt: null, canAccessPanel: false },
+    audit.now,
+    async (trx, user) => {
+      await recordAudit(trx, 'user.registered', { ...audit, actorId: user.id }, user.id);
+      await hooks.afterCreate?.(trx, user);
+    },
+  );
+  return result.status === 'created' ? { status: 'registered', user: result.user } : result;
 }

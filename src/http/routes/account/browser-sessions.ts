@@ -1,12 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { BrowserSession, CurrentBrowser } from '../../../account/browser-sessions.ts';
-import { passwordCheckSchema } from '../../../account/password-check.ts';
-import { validate } from '../../../lib/validation.ts';
 import { NotFoundError } from '../../errors.ts';
 import { formRoute } from '../../form-methods.ts';
-import { validateForm } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
-import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword } from './support.ts';
+import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword, validatePasswordForm } from './support.ts';
 
 /** This browser as the session list knows it. */
 export async function currentBrowser(request: FastifyRequest): Promise<CurrentBrowser> {
@@ -59,12 +56,7 @@ export async function browserSessionRoutes(app: FastifyInstance) {
   formRoute(app, 'DELETE', '/user/other-browser-sessions', [web, app.authBudget], async (request, reply) => {
     const t = request.t;
     const render = accountForm(request, section);
-    const validated = await validateForm(
-      request,
-      reply,
-      () => validate<{ password: string }>(request.body, passwordCheckSchema, t),
-      render,
-    );
+    const validated = await validatePasswordForm(request, reply, render);
     if (!validated.ok) return validated.reply;
     const user = request.identity!.user;
     const result = await account.endOtherBrowserSessions(

@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { passwordCheckSchema } from '../../../account/password-check.ts';
-import { validate } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { sendPage, validateForm } from '../../pages.ts';
+import { sendPage } from '../../pages.ts';
 import { markPasswordConfirmed, passwordConfirmed } from '../../password-confirmation.ts';
 import { auditContext, safeLocalPath } from '../../request-context.ts';
 import { confirmPasswordPage } from '../../views/account/confirm-password.ts';
 import type { FormState } from '../../views/forms.ts';
-import { ACCOUNT_GUARDS, refusePassword } from './support.ts';
+import { ACCOUNT_GUARDS, refusePassword, validatePasswordForm } from './support.ts';
 
 /**
  * GET/POST /user/confirm-password and GET /user/confirmed-password-status (CONTRACT §10). Success
@@ -32,12 +30,7 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
 
   // The per-IP auth budget (CONTRACT §16) before the password is hashed.
   app.post('/user/confirm-password', { preHandler: [guard, app.authBudget] }, async (request, reply) => {
-    const validated = await validateForm(
-      request,
-      reply,
-      () => validate<{ password: string }>(request.body, passwordCheckSchema, request.t),
-      (state) => render(request, state),
-    );
+    const validated = await validatePasswordForm(request, reply, (state) => render(request, state));
     if (!validated.ok) return validated.reply;
     const user = request.identity!.user;
     const check = await account.confirmPassword(user.id, validated.value.password, auditContext(request));

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { passwordCheckSchema } from '../../../account/password-check.ts';
-import { validate, validationError } from '../../../lib/validation.ts';
+import { validationError } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { refuseForm, validateForm } from '../../pages.ts';
+import { refuseForm } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
-import { ACCOUNT_GUARDS, accountForm, refusePassword } from './support.ts';
+import { ACCOUNT_GUARDS, accountForm, refusePassword, validatePasswordForm } from './support.ts';
 
 /** The key of a refusal that is about the account, not a field (the owner, the last admin). */
 export const ACCOUNT_ERROR = 'account';
@@ -25,12 +24,7 @@ export async function deleteAccountRoutes(app: FastifyInstance) {
   formRoute(app, 'DELETE', '/user', preHandler, async (request, reply) => {
     const t = request.t;
     const render = accountForm(request, section);
-    const validated = await validateForm(
-      request,
-      reply,
-      () => validate<{ password: string }>(request.body, passwordCheckSchema, t),
-      render,
-    );
+    const validated = await validatePasswordForm(request, reply, render);
     if (!validated.ok) return validated.reply;
     const result = await account.deleteAccount(
       request.identity!.user.id,

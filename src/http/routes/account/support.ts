@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { PasswordCheck } from '../../../account/password-check.ts';
+import { type PasswordCheck, passwordCheckSchema } from '../../../account/password-check.ts';
 import { parseId } from '../../../db/ids.ts';
 import type { Html } from '../../../lib/html.ts';
-import { validationError } from '../../../lib/validation.ts';
+import { validate, validationError } from '../../../lib/validation.ts';
 import { NotFoundError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { sendPage } from '../../pages.ts';
+import { sendPage, validateForm } from '../../pages.ts';
 import { formBody } from '../../request-context.ts';
 import { accountPage } from '../../views/account/page.ts';
 import { ACCOUNT_SECTIONS } from '../../views/account/sections/index.ts';
@@ -20,6 +20,20 @@ export function idParam(request: FastifyRequest): number {
 
 /** The guards of every /user/* route: the web session (a guest gets 302 /login, JSON 401). */
 export const ACCOUNT_GUARDS: readonly string[] = ['web'];
+
+/** A form that asks only for the user's password (passwordCheckSchema), validated; 422 with `render`. */
+export function validatePasswordForm(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  render: (state: FormState) => Html | Promise<Html>,
+) {
+  return validateForm(
+    request,
+    reply,
+    () => validate<{ password: string }>(request.body, passwordCheckSchema, request.t),
+    render,
+  );
+}
 
 /**
  * A refused password check, answered like the login form answers one: 422 with `message` on the
