@@ -52,6 +52,41 @@ export interface TestAppOptions {
   databaseUrl?: string;
 }
 
+/**
+ * Two app instances over one migrated database (two server processes behind one load balancer), for
+ * the tests of the describe() this is called in: started before them, closed after them, then
+ * `cleanUp` (what they shared besides the database, e.g. their Redis keys). Read `one` and `two` inside
+ * tests.
+ */
+export function twoInstances(
+  dialect: DialectName,
+  options: Omit<TestAppOptions, 'databaseUrl'> & { cleanUp?: () => Promise<void> } = {},
+): { readonly one: TestApp; readonly two: TestApp } {
+  let one: TestApp | undefined;
+  let two: TestApp | undefined;
+  before(async () => {
+    one = await createTestApp(dialect, options);
+    two = await createTestApp(dialect, { ...options, databaseUrl: one.databaseUrl });
+  });
+  after(async () => {
+    await two?.close();
+    await one?.close();
+    await options.cleanUp?.();
+  });
+  const ready = (app: TestApp | undefined) => {
+    if (!app) throw new Error('test apps not ready');
+    return app;
+  };
+  return {
+    get one() {
+      return ready(one);
+    },
+    get two() {
+      return ready(two);
+    },
+  };
+}
+
 /** A migrated database of its own and an app over it, driven with app.inject(). */
 export async function createTestApp(dialect: DialectName, options: TestAppOptions = {}): Promise<TestApp> {
   const database: TestDatabase | null = options.databaseUrl ? null : await createTestDatabase(dialect);

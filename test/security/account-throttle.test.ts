@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { DEVICE_COOKIE, deviceCookies } from '../../src/auth/device-cookies.ts';
 import { storeResetToken } from '../../src/auth/password-resets.repository.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeEachDialect, type TestApp, twoInstances } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { availableDialects, REDIS_TEST_URL } from '../helpers/databases.ts';
 import { deleteRedisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
@@ -333,26 +333,14 @@ for (const { name, skip } of await availableDialects()) {
       IP_AUTH_LIMIT: '0',
       API_RATE_LIMIT: '0',
     };
-    let one: TestApp;
-    let two: TestApp;
-    before(async () => {
-      one = await createTestApp(name, { env });
-      const database = one.config.database;
-      const databaseUrl = database.dialect === 'sqlite' ? `sqlite:${database.filename}` : database.url;
-      two = await createTestApp(name, { env, databaseUrl });
-    });
-    after(async () => {
-      await two?.close();
-      await one?.close();
-      await deleteRedisKeys(prefix);
-    });
+    const apps = twoInstances(name, { env, cleanUp: () => deleteRedisKeys(prefix) });
 
     test('failures on either instance add up to one per-account count; the device cookie works on both', async () => {
-      const user = await one.createUser();
-      const device = await ownersBrowser(two, user);
-      for (const app of [one, two, one, two])
+      const user = await apps.one.createUser();
+      const device = await ownersBrowser(apps.two, user);
+      for (const app of [apps.one, apps.two, apps.one, apps.two])
         assert.equal((await apiLogin(app, user.email, WRONG, nextIp())).statusCode, 401);
-      for (const app of [one, two]) {
+      for (const app of [apps.one, apps.two]) {
         assert.equal((await apiLogin(app, user.email, user.password, nextIp())).statusCode, 429);
         const owner = await formLogin(browserAt(app, nextIp(), device), '/login', user.email, user.password);
         assert.equal(owner.statusCode, 302, owner.body);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { PasswordHasher } from '../../src/auth/passwords.ts';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeEachDialect, type TestApp, twoInstances } from '../helpers/app.ts';
 import { availableDialects, REDIS_TEST_URL } from '../helpers/databases.ts';
 import { deleteRedisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 
@@ -144,19 +144,7 @@ for (const { name, skip } of await availableDialects()) {
       TRUST_PROXY: '127.0.0.1',
       API_RATE_LIMIT: '0',
     };
-    let one: TestApp;
-    let two: TestApp;
-    before(async () => {
-      one = await createTestApp(name, { env });
-      const database = one.config.database;
-      const databaseUrl = database.dialect === 'sqlite' ? `sqlite:${database.filename}` : database.url;
-      two = await createTestApp(name, { env, databaseUrl });
-    });
-    after(async () => {
-      await two?.close();
-      await one?.close();
-      await deleteRedisKeys(prefix);
-    });
+    const apps = twoInstances(name, { env, cleanUp: () => deleteRedisKeys(prefix) });
 
     test('requests on either instance draw on the same budget', async () => {
       const ip = '198.51.100.44';
@@ -167,10 +155,10 @@ for (const { name, skip } of await availableDialects()) {
           headers: { 'x-forwarded-for': ip },
           payload: { email: `nobody${i}@example.com`, password: 'wrong password', device_name: 'x' },
         });
-      for (const [i, app] of [one, two, one, two].entries())
+      for (const [i, app] of [apps.one, apps.two, apps.one, apps.two].entries())
         assert.equal((await send(app, i)).statusCode, 401);
-      assert.equal((await send(one, 9)).statusCode, 429);
-      assert.equal((await send(two, 9)).statusCode, 429);
+      assert.equal((await send(apps.one, 9)).statusCode, 429);
+      assert.equal((await send(apps.two, 9)).statusCode, 429);
     });
   });
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describe, test } from 'node:test';
+import { describeEachDialect, twoInstances } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { availableDialects } from '../helpers/databases.ts';
 import { guestWithOptions, userWithPasskey } from '../helpers/passkeys.ts';
@@ -70,24 +70,13 @@ await describeEachDialect(
 
 for (const { name, skip } of await availableDialects()) {
   describe(`passkey challenges are shared by two instances over one database [${name}]`, { skip }, () => {
-    let one: TestApp;
-    let two: TestApp;
-    before(async () => {
-      one = await createTestApp(name);
-      const database = one.config.database;
-      const databaseUrl = database.dialect === 'sqlite' ? `sqlite:${database.filename}` : database.url;
-      two = await createTestApp(name, { databaseUrl });
-    });
-    after(async () => {
-      await two?.close();
-      await one?.close();
-    });
+    const apps = twoInstances(name);
 
     test('options from one instance, the sign-in on the other; the challenge then dead on both', async () => {
-      const { authenticator } = await userWithPasskey(one);
-      const { browser, options } = await guestWithOptions(one);
+      const { authenticator } = await userWithPasskey(apps.one);
+      const { browser, options } = await guestWithOptions(apps.one);
       const credential = authenticator.get(options);
-      const onTwo = new Browser(two.app);
+      const onTwo = new Browser(apps.two.app);
       for (const [key, value] of browser.cookies) onTwo.cookies.set(key, value);
       onTwo.csrf = browser.csrf;
       assert.equal((await onTwo.postJson('/passkeys/login', { credential })).statusCode, 204);
