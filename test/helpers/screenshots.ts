@@ -21,6 +21,16 @@ export type Language = (typeof LANGUAGES)[number];
 export const WIDTHS = [1280, 390] as const;
 const HEIGHTS: Record<number, number> = { 1280: 800, 390: 844 };
 
+/**
+ * Whether pictures are taken: yes on a developer's machine, where they are looked at; not under CI=true,
+ * where nobody looks and the ~300 full-page PNGs cost a fifth of the page suites' time (measured: the
+ * panel pages' suite 68 s → 55 s alone). SCREENSHOTS=1 takes them anyway, SCREENSHOTS=0 never. The
+ * checks themselves (axe, focus, forced colours, sideways scrolling) run either way.
+ */
+export const TAKE_SCREENSHOTS = process.env['SCREENSHOTS']
+  ? process.env['SCREENSHOTS'] !== '0'
+  : process.env['CI'] !== 'true';
+
 /** `url` with `lang=` set (the server then keeps the language in a cookie). */
 export function withLang(url: string, lang: string): string {
   const parsed = new URL(url);
@@ -30,9 +40,10 @@ export function withLang(url: string, lang: string): string {
 
 /**
  * Saves a full-page screenshot as test/artifacts/<name>-<lang>-<width>.png, the language read from
- * `<html lang>` and the width from the viewport. Returns the file's path.
+ * `<html lang>` and the width from the viewport. Returns the file's path ('' when TAKE_SCREENSHOTS is off).
  */
 export async function screenshot(page: Page, name: string, suffix = ''): Promise<string> {
+  if (!TAKE_SCREENSHOTS) return '';
   mkdirSync(ARTIFACTS, { recursive: true });
   const lang = (await page.getAttribute('html', 'lang')) ?? 'xx';
   const width = page.viewportSize()?.width ?? 0;
@@ -72,7 +83,7 @@ export async function checkView(
   const label = `${name} [${lang}, ${width}px]`;
   await screenshot(page, name);
   const wide = width >= 1024;
-  if (lang === 'en' && wide) {
+  if (lang === 'en' && wide && TAKE_SCREENSHOTS) {
     // The dark colour scheme too, as <name>-en-1280-dark.png.
     await page.emulateMedia({ colorScheme: 'dark' });
     await settled(page);
