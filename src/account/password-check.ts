@@ -55,7 +55,15 @@ export async function checkOwnPassword(
     }
     return { status: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
   }
-  if (!(await deps.hasher.verify(row.password, password))) {
+  let verified: boolean;
+  try {
+    verified = await deps.hasher.verify(row.password, password);
+  } catch (error) {
+    // The queue filled while the count was taken: the 503 is no attempt (auth/login-throttle.ts).
+    if (error instanceof HashQueueFullError) await deps.limiter.release(key);
+    throw error;
+  }
+  if (!verified) {
     await recordAudit(deps.db, 'user.password_check_failed', audit, userId, { purpose });
     return { status: 'failed' };
   }

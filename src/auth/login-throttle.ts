@@ -73,6 +73,21 @@ export async function settleSuccessfulLogin(
 }
 
 /**
+ * The hash queue filled up (HASH_QUEUE_MAX) while this attempt waited for its counts: it is answered
+ * 503 without a password check, so it is no attempt of the user's and both reservations are given
+ * back. Otherwise a flood would spend a real user's tries with answers that never looked at the password.
+ */
+export async function releaseUncheckedAttempt(
+  throttle: LoginThrottle,
+  email: string,
+  ip: string | null | undefined,
+  accountReserved: boolean,
+): Promise<void> {
+  await throttle.limiter.release(loginThrottleKey(email, ip));
+  if (accountReserved) await throttle.limiter.release(accountThrottleKey(email));
+}
+
+/**
  * A successful password reset proves the mailbox and sets a password the guesser does not know: the
  * account's count and the resetting client's count are cleared, so the user is not told to wait
  * before using the new password. (Other addresses' e-mail+IP counts run out on their own within a

@@ -8,6 +8,7 @@ import type { UserProvider } from './guards.ts';
 import {
   type LoginThrottle,
   type Reservation,
+  releaseUncheckedAttempt,
   reserveAccountAttempt,
   reserveClientAttempt,
   settleSuccessfulLogin,
@@ -94,8 +95,15 @@ export async function attemptLogin(
   }
 
   let match: PasswordMatch = 'wrong';
-  if (row === undefined) await deps.hasher.burn(input.password);
-  else match = await deps.hasher.check(row.password, input.password);
+  try {
+    if (row === undefined) await deps.hasher.burn(input.password);
+    else match = await deps.hasher.check(row.password, input.password);
+  } catch (error) {
+    // The queue filled while the counts were taken: the 503 is no attempt (login-throttle.ts).
+    if (error instanceof HashQueueFullError)
+      await releaseUncheckedAttempt(deps.throttle, email, audit.ip, !knownDevice);
+    throw error;
+  }
   const user = row && match !== 'wrong' ? toUser(row) : null;
 
   if (user === null || !provider.accepts(user)) {

@@ -91,6 +91,34 @@ await describeEachDialect(
       assert.equal(later.statusCode, 200, 'seven 503s did not lock the e-mail+IP count');
     });
 
+    test('§16 bounded hashing: attempts that passed the first look but met a full queue after their counts were taken give them back', async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      const ip = '192.0.2.78';
+      // Five at once from one address: the queue is empty when each starts, so all five take their
+      // counts; by the time they reach the hasher one runs, one waits, and the others meet a full queue.
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => wrongLogin(app, { email: user.email, ip })),
+      );
+      const statuses = answers.map((a) => a.statusCode);
+      assert.ok(
+        statuses.every((status) => status === 401 || status === 503),
+        `checked (401) or refused for load (503): ${statuses}`,
+      );
+      assert.ok(
+        statuses.filter((status) => status === 503).length >= 2,
+        `some met a full queue: ${statuses}`,
+      );
+      // LOGIN_MAX_ATTEMPTS is 5: with the 503s counted, this sixth try would be 429.
+      const later = await app.app.inject({
+        method: 'POST',
+        url: '/api/tokens',
+        headers: { 'x-forwarded-for': ip },
+        payload: { email: user.email, password: user.password, device_name: 'f' },
+      });
+      assert.equal(later.statusCode, 200, `only the checked attempts counted: ${later.body}`);
+    });
+
     test('§16 bounded hashing: a flood of 30 concurrent wrong logins gets 401 or 503, and bearer GET /api/user is answered throughout', async () => {
       const app = ctx();
       const user = await app.createUser();
