@@ -1,5 +1,6 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Config } from '../config.ts';
+import { inTransaction } from '../db/in-transaction.ts';
 import type { Db } from '../db/schema.ts';
 import { type Clock, MINUTE } from '../lib/clock.ts';
 import { sha256Hex, sha256Matches } from '../lib/crypto.ts';
@@ -74,20 +75,24 @@ export async function issueAccessToken(
 ): Promise<{ token: AccessToken; plainText: string }> {
   const secret = generateSecret(settings.prefix);
   const now = audit.now;
-  const row = await insertToken(db, {
-    user_id: input.userId,
-    name: input.name,
-    // Only the hash is stored: a copy of the database does not yield working tokens.
-    token: sha256Hex(secret),
-    abilities: JSON.stringify(input.abilities),
-    last_used_at: null,
-    expires_at: input.expiresInSeconds ? now + input.expiresInSeconds * 1000 : null,
-    created_at: now,
-    updated_at: now,
-  });
-  await recordAudit(db, event, { ...audit, actorId: audit.actorId ?? input.userId }, input.userId, {
-    token_id: row.id,
-    name: input.name,
+  // The row and its audit row (the token.issued/token.created webhook) commit together.
+  const row = await inTransaction(db, async (trx) => {
+    const inserted = await insertToken(trx, {
+      user_id: input.userId,
+      name: input.name,
+      // Only the hash is stored: a copy of the database does not yield working tokens.
+      token: sha256Hex(secret),
+      abilities: JSON.stringify(input.abilities),
+      last_used_at: null,
+      expires_at: input.expiresInSeconds ? now + input.expiresInSeconds * 1000 : null,
+      created_at: now,
+      updated_at: now,
+    });
+    await recordAudit(trx, event, { ...audit, actorId: audit.actorId ?? input.userId }, input.userId, {
+      token_id: inserted.id,
+      name: input.name,
+    });
+    return inserted;
   });
   return { token: toAccessToken(row, settings), plainText: `${row.id}|${secret}` };
 }
@@ -188,14 +193,17 @@ export async function revokeAccessTokens(
   filter: RevokeFilter,
   audit: AuditContext,
 ): Promise<number> {
-  const count = await deleteTokens(db, userId, 'all' in filter ? {} : filter);
-  if (count > 0) {
-    await recordAudit(db, 'token.revoked', { ...audit, actorId: audit.actorId ?? userId }, userId, {
-      ...('all' in filter ? { scope: 'all' } : filter),
-      count,
-    });
-  }
-  return count;
+  // The deletion and its audit row (the token.revoked webhook) commit together.
+  return inTransaction(db, async (trx) => {
+    const count = await deleteTokens(trx, userId, 'all' in filter ? {} : filter);
+    if (count > 0) {
+      await recordAudit(trx, 'token.revoked', { ...audit, actorId: audit.actorId ?? userId }, userId, {
+        ...('all' in filter ? { scope: 'all' } : filter),
+        count,
+      });
+    }
+    return count;
+  });
 }
 
 /** Deletes the tokens the guard would refuse (tokens:prune); they are refused on sight anyway. */
