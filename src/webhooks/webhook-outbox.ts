@@ -24,10 +24,21 @@ export interface WebhookSink {
   record(db: Db, change: AuditedChange): Promise<void>;
 }
 
-/** An endpoint as the panel may show it: no credentials, no query string (either may hold a secret). */
+/** Longest first path segment a label shows; a longer one may be a key (`/<secret>`). */
+const LABEL_SEGMENT_MAX = 24;
+
+/**
+ * An endpoint as the panel, the audit log and the outbox rows show it: the origin and a short first
+ * path segment, "…" for the rest of the path, and a fingerprint (8 hex digits of the SHA-256 of the
+ * whole URL) that tells apart endpoints which look alike. Never the credentials, the query or the deeper
+ * path: any of them may hold a secret (Slack's and Discord's webhook URLs carry theirs in the path).
+ */
 export function endpointLabel(url: string): string {
   const parsed = new URL(url);
-  return `${parsed.origin}${parsed.pathname}`;
+  const segments = parsed.pathname.split('/').filter((segment) => segment !== '');
+  const first = segments[0] ?? '';
+  const path = first.length > LABEL_SEGMENT_MAX ? '/…' : `/${first}${segments.length > 1 ? '/…' : ''}`;
+  return `${parsed.origin}${path} #${endpointHash(url).slice(0, 8)}`;
 }
 
 export function endpointHash(url: string): string {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { endpointHash } from '../../src/webhooks/webhook-outbox.ts';
 import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { eventually } from '../helpers/process.ts';
 import { startWebhookReceiver, type WebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
@@ -41,7 +42,7 @@ const rowsOf = (t: TestApp, ids: readonly string[], endpoint: WebhookReceiver) =
     .selectFrom('webhook_outbox')
     .selectAll()
     .where('message_id', 'in', [...ids])
-    .where('endpoint', '=', endpoint.url)
+    .where('endpoint_hash', '=', endpointHash(endpoint.url))
     .execute();
 
 type Row = Awaited<ReturnType<typeof rowsOf>>[number];
