@@ -34,11 +34,20 @@ const LABEL_SEGMENT_MAX = 24;
  * path: any of them may hold a secret (Slack's and Discord's webhook URLs carry theirs in the path).
  */
 export function endpointLabel(url: string): string {
+  return maskedEndpoint(url, endpointHash(url));
+}
+
+/**
+ * The label of an endpoint whose `hash` (endpointHash of the whole URL) is known and whose `url` may
+ * lack the query and credentials already: how labels stored before this rule are rewritten (migration
+ * 2026_11_28_000201).
+ */
+export function maskedEndpoint(url: string, hash: string): string {
   const parsed = new URL(url);
   const segments = parsed.pathname.split('/').filter((segment) => segment !== '');
   const first = segments[0] ?? '';
   const path = first.length > LABEL_SEGMENT_MAX ? '/…' : `/${first}${segments.length > 1 ? '/…' : ''}`;
-  return `${parsed.origin}${path} #${endpointHash(url).slice(0, 8)}`;
+  return `${parsed.origin}${path} #${hash.slice(0, 8)}`;
 }
 
 export function endpointHash(url: string): string {

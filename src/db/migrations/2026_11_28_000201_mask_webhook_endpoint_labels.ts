@@ -1,0 +1,43 @@
+import type { Kysely } from 'kysely';
+import { maskedEndpoint } from '../../webhooks/webhook-outbox.ts';
+
+const PAGE = 1000;
+
+/**
+ * Webhook outbox rows stored their endpoint as origin + path, and receivers such as Slack and Discord
+ * keep their secret in the path. The label is now masked (webhooks/webhook-outbox.ts endpointLabel);
+ * the rows written before get the same label, its fingerprint taken from the row's endpoint_hash (the
+ * SHA-256 of the whole URL, as a new label's is). Read in pages by id, so memory stays flat.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  // Untyped in migrations (the schema as it was); only these columns are touched.
+  const outbox = db as unknown as Kysely<{
+    webhook_outbox: { id: number; endpoint: string; endpoint_hash: string };
+  }>;
+  let after = 0;
+  for (;;) {
+    const rows = await outbox
+      .selectFrom('webhook_outbox')
+      .select(['id', 'endpoint', 'endpoint_hash'])
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(PAGE)
+      .execute();
+    if (rows.length === 0) return;
+    for (const row of rows) {
+      if (/ #[0-9a-f]{8}$/.test(row.endpoint)) continue;
+      let label: string;
+      try {
+        label = maskedEndpoint(row.endpoint, row.endpoint_hash);
+      } catch {
+        // Not a URL (written by hand?): nothing of it is shown.
+        label = `… #${row.endpoint_hash.slice(0, 8)}`;
+      }
+      await outbox.updateTable('webhook_outbox').set({ endpoint: label }).where('id', '=', row.id).execute();
+    }
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
+/** Nothing to undo: the masked part is not kept anywhere. */
+export async function down(): Promise<void> {}
