@@ -5,8 +5,11 @@ import { isIssuedSessionId, isSessionId, issueSessionId } from '../../auth/sessi
  *
  * A presented id is used only if the server issued it (its APP_KEY tag, auth/sessions.ts) or a live
  * row of the guard holds it (sessions from before ids were tagged). Any other — made up by a client,
- * planted by an attacker — is never adopted: the browser gets a fresh id instead, so nobody can know a
- * guest's id (and CSRF token, and the pending login it may come to hold) before the browser does.
+ * planted by an attacker — is never adopted: the browser gets a fresh id instead. The tag proves that
+ * we issued an id, not to which browser: someone able to set this browser's cookies (a sibling
+ * subdomain under SESSION_DOMAIN, plain http) can plant an id they got from us. What that id may come
+ * to hold before a login is a guest's data and a pending two-factor login, which still needs the code
+ * (5 tries a minute, 5 minutes); every completed login moves the browser to a fresh id.
  */
 export class SessionId {
   #value: string | null = null;
