@@ -289,4 +289,41 @@ describe('a login refused by the per-IP budget (CONTRACT §16) counts as throttl
     const text = (await t.app.inject({ url: '/metrics', headers: auth })).body;
     assert.ok(!text.includes('10.9.8.7'), 'no IP address in any label');
   });
+
+  test('a passkey sign-in the budget refuses counts as a throttled web login', async () => {
+    const browser = await loginBrowser(t);
+    const moved = await delta(t, async () => {
+      for (const status of [422, 422, 429]) {
+        const answer = await browser.postJson('/passkeys/login', { credential: { id: 'nope' } });
+        assert.equal(answer.statusCode, status, answer.body);
+      }
+    }, [logins('web', 'throttled')]);
+    assert.deepEqual(moved, [1]);
+  });
+});
+
+describe('a token login refused by API_RATE_LIMIT counts as throttled', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await createTestApp('sqlite', {
+      env: { METRICS_TOKEN: TOKEN, API_RATE_LIMIT: '2', IP_AUTH_LIMIT: '0' },
+    });
+  });
+  after(() => t?.close());
+
+  test('the third POST /api/tokens from one address: 429, counted once as throttled', async () => {
+    const user = await t.createUser();
+    const moved = await delta(t, async () => {
+      for (const status of [401, 401, 429]) {
+        const answer = await t.app.inject({
+          method: 'POST',
+          url: '/api/tokens',
+          remoteAddress: '10.9.8.9',
+          payload: { email: user.email, password: 'wrong password', device_name: 'x' },
+        });
+        assert.equal(answer.statusCode, status);
+      }
+    }, [logins('api', 'failed'), logins('api', 'throttled')]);
+    assert.deepEqual(moved, [2, 1]);
+  });
 });

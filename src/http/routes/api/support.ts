@@ -14,7 +14,7 @@ export async function requireJson(request: FastifyRequest): Promise<void> {
  * — so one client cannot exhaust another's allowance with forged token ids.
  */
 export function apiThrottle(app: FastifyInstance) {
-  const { limiter, config } = app.services;
+  const { limiter, config, auth } = app.services;
   const limit = { max: config.apiRateLimitPerMinute, windowSeconds: 60 };
   if (limit.max === 0) return null;
   return async (request: FastifyRequest, reply: FastifyReply) => {
@@ -22,6 +22,9 @@ export function apiThrottle(app: FastifyInstance) {
     const attempt = await limiter.attempt(key, limit);
     reply.header('x-ratelimit-limit', limit.max);
     if (!attempt.allowed) {
+      // In front of POST /api/tokens: a login attempt all the same, counted once as throttled (§14).
+      const { loginGuard } = request.routeOptions.config;
+      if (loginGuard !== undefined) auth.countRefusedLogin(loginGuard);
       reply.header('x-ratelimit-remaining', 0);
       throw new TooManyRequestsError(attempt.retryAfterSeconds);
     }

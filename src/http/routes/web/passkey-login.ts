@@ -42,34 +42,39 @@ export async function passkeyLoginRoutes(app: FastifyInstance) {
   });
 
   // Inside the per-IP budget of every password, code or passkey check (CONTRACT §16), before any work.
-  app.post('/passkeys/login', { preHandler: app.authBudget }, async (request, reply) => {
-    const t = request.t;
-    const render = webLoginPage;
-    const validated = await validateForm(
-      request,
-      reply,
-      () => validate<{ credential?: unknown; remember?: boolean }>(request.body, passkeyLoginSchema, t),
-      (state) => render(request, state),
-    );
-    if (!validated.ok) return validated.reply;
-    const result = await passkeys.login(
-      auth.providerOf('web'),
-      validated.value.credential,
-      passkeyBinding(request),
-      auditContext(request),
-    );
-    if (result.status === 'failed') {
-      const error = validationError({ credential: [t('auth.failed')] }, t);
-      if (expectsJson(request)) return reply.code(422).send({ message: error.summary, errors: error.errors });
-      return sendPage(reply, await render(request, formState(formBody(request), error.errors)), 422);
-    }
-    return completeLogin(request, reply, {
-      guard: 'web',
-      user: result.user,
-      remember: validated.value.remember === true,
-      fallback: config.loginRedirect,
-      proof: 'passkey',
-      twoFactorOwed: result.twoFactorOwed,
-    });
-  });
+  app.post(
+    '/passkeys/login',
+    { preHandler: app.authBudget, config: { loginGuard: 'web' } },
+    async (request, reply) => {
+      const t = request.t;
+      const render = webLoginPage;
+      const validated = await validateForm(
+        request,
+        reply,
+        () => validate<{ credential?: unknown; remember?: boolean }>(request.body, passkeyLoginSchema, t),
+        (state) => render(request, state),
+      );
+      if (!validated.ok) return validated.reply;
+      const result = await passkeys.login(
+        auth.providerOf('web'),
+        validated.value.credential,
+        passkeyBinding(request),
+        auditContext(request),
+      );
+      if (result.status === 'failed') {
+        const error = validationError({ credential: [t('auth.failed')] }, t);
+        if (expectsJson(request))
+          return reply.code(422).send({ message: error.summary, errors: error.errors });
+        return sendPage(reply, await render(request, formState(formBody(request), error.errors)), 422);
+      }
+      return completeLogin(request, reply, {
+        guard: 'web',
+        user: result.user,
+        remember: validated.value.remember === true,
+        fallback: config.loginRedirect,
+        proof: 'passkey',
+        twoFactorOwed: result.twoFactorOwed,
+      });
+    },
+  );
 }
