@@ -164,4 +164,21 @@ await describeEachDialect('Guests cost nothing', (ctx) => {
     assert.equal(logout.statusCode, 302, 'its CSRF token is checked once the row is found');
     assert.equal(await sessionRowExists(t, legacy), false);
   });
+
+  test('session ids not issued by the server: an SPA asking GET /sanctum/csrf-cookie first keeps its older signed-in session', async () => {
+    const t = ctx();
+    const user = await t.createUser();
+    const legacy = newSessionId();
+    const session = { guard: 'web', plainId: legacy, userId: user.id, data: {}, ip: null, userAgent: null };
+    await createSession(t.db, session, t.services.clock.now());
+    const browser = new Browser(t.app);
+    browser.cookies.set('gatehouse_session', legacy);
+    assert.equal((await browser.get('/sanctum/csrf-cookie')).statusCode, 204);
+    assert.equal(browser.cookies.get('gatehouse_session'), legacy, 'kept, not replaced');
+    assert.equal(
+      decodeURIComponent(browser.cookies.get('XSRF-TOKEN') ?? ''),
+      csrfTokenFor(t.config.appKey, 'web', legacy),
+    );
+    assert.equal((await browser.get('/dashboard')).statusCode, 200, 'still signed in');
+  });
 });

@@ -41,11 +41,6 @@ export class HttpSession {
     this.#id = new SessionId(services.config.appKey, request.cookies[cookies.session]);
   }
 
-  /** Whether the presented id may be used as this browser's: issued by us, or found stored. */
-  get #adoptable(): boolean {
-    return this.#id.adoptable(this.#stored !== null);
-  }
-
   /** This browser's id, a fresh one if it has none we may use. */
   #usableId(): string {
     return this.#id.usable(this.#stored !== null);
@@ -86,7 +81,7 @@ export class HttpSession {
       this.#stored = await this.services.auth.sessions.validate(this.guard, presented, now);
       if (this.#stored) this.#values.open(this.#stored.data);
       // An id we did not issue and no row holds: never adopted, replaced.
-      if (!this.#adoptable) this.#id.renew();
+      if (!this.#id.adoptable(this.#stored !== null)) this.#id.renew();
     }
     if (this.userId === null && this.#rememberCookie !== undefined) {
       // The session has ended but the browser was remembered: sign it in again (auth/remember-me.ts).
@@ -107,11 +102,6 @@ export class HttpSession {
   /** The selector of this browser's remember-me cookie (the account's session list marks it current). */
   get rememberSelector(): string | null {
     return rememberSelector(this.#rememberCookie);
-  }
-
-  /** Whether this guard has remember-me at all (the panel's has not, CONTRACT §16): its login form offers the box. */
-  get offersRememberMe(): boolean {
-    return this.cookies.remember !== null;
   }
 
   /** Whether this browser presented a remember-me cookie (a password change re-issues it, fresh). */
@@ -154,7 +144,8 @@ export class HttpSession {
 
   csrfMatches(presented: unknown): boolean {
     return (
-      this.#adoptable && csrfTokenMatches(this.services.config.appKey, this.guard, this.#id.value!, presented)
+      this.#id.adoptable(this.#stored !== null) &&
+      csrfTokenMatches(this.services.config.appKey, this.guard, this.#id.value!, presented)
     );
   }
 
@@ -163,8 +154,17 @@ export class HttpSession {
    * row is found, so that case loads the session first.
    */
   checkCsrf(presented: unknown): boolean | Promise<boolean> {
-    if (this.#id.value === null || this.#id.issued) return this.csrfMatches(presented);
-    return this.load().then(() => this.csrfMatches(presented));
+    if (this.#needsRow) return this.load().then(() => this.csrfMatches(presented));
+    return this.csrfMatches(presented);
+  }
+
+  /** Loads the session only if the presented id needs its row to count (an untagged, older id). */
+  async settleId(): Promise<void> {
+    if (this.#needsRow) await this.load();
+  }
+
+  get #needsRow(): boolean {
+    return this.#id.value !== null && !this.#id.issued && this.#loading === null;
   }
 
   get(key: string): unknown {
@@ -202,7 +202,7 @@ export class HttpSession {
     }
     const device = { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
     // A guard without a remember-me cookie (the panel) ignores the box: nothing to issue it into.
-    const wanted = remember && this.offersRememberMe;
+    const wanted = remember && this.cookies.offersRememberMe;
     const cookie = wanted ? await rememberMe.issue(this.guard, userId, now, device) : undefined;
     await this.#startAuthenticated(userId, now, cookie);
     if (cookie !== undefined) this.#rememberOut = cookie;

@@ -47,6 +47,11 @@ export class SessionCookies {
     this.intended = `${this.session}_intended`;
   }
 
+  /** Whether this guard has remember-me at all (the panel's has not, CONTRACT §16): its login form offers the box. */
+  get offersRememberMe(): boolean {
+    return this.remember !== null;
+  }
+
   #base() {
     return {
       path: '/',

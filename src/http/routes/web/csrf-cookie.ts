@@ -8,7 +8,11 @@ import type { FastifyInstance } from 'fastify';
  */
 export async function csrfCookieRoutes(app: FastifyInstance) {
   app.get('/sanctum/csrf-cookie', async (request, reply) => {
-    request.sessionOf('web').shareCsrfToken();
+    const session = request.sessionOf('web');
+    // A signed-in session from before ids were tagged keeps its id (and its login) only once its row
+    // is found; an id we issued needs no read.
+    await session.settleId();
+    session.shareCsrfToken();
     return reply.code(204).send();
   });
 }
