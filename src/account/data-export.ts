@@ -1,6 +1,6 @@
 import { auditRowsOfUser } from '../audit/audit.repository.ts';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { type AccessTokenSettings, listAccessTokens } from '../auth/access-tokens.ts';
+import { type AccessTokenSettings, listAccessTokens, tokenFacts } from '../auth/access-tokens.ts';
 import { findResetToken } from '../auth/password-resets.repository.ts';
 import { allRememberTokensOfUser } from '../auth/remember-tokens.repository.ts';
 import { listSessionsOfUser } from '../auth/sessions.repository.ts';
@@ -95,14 +95,7 @@ const rememberedDevices: ExportPart = {
 const apiTokens: ExportPart = {
   name: 'api_tokens',
   async collect({ db, tokens }, userId) {
-    return (await listAccessTokens(db, tokens, userId)).map((token) => ({
-      id: token.id,
-      name: token.name,
-      abilities: token.abilities,
-      last_used_at: iso(token.lastUsedAt),
-      expires_at: iso(token.expiresAt),
-      created_at: iso(token.createdAt),
-    }));
+    return (await listAccessTokens(db, tokens, userId)).map((token) => tokenFacts(token, iso));
   },
 };
 

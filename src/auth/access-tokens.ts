@@ -41,6 +41,21 @@ export interface AccessToken {
   readonly createdAt: number;
 }
 
+/**
+ * What the owner may see of a token, in the one shape the API's token list, the account page and the
+ * data export all give (CONTRACT §3, §10): never its hash. `iso` writes the timestamps.
+ */
+export function tokenFacts(token: AccessToken, iso: (ms: number | null) => string | null) {
+  return {
+    id: token.id,
+    name: token.name,
+    abilities: token.abilities,
+    last_used_at: iso(token.lastUsedAt),
+    expires_at: iso(token.expiresAt),
+    created_at: iso(token.createdAt),
+  };
+}
+
 /** A token as the guard checks it: the public part and the SHA-256 (hex) of its secret. */
 export interface StoredToken {
   readonly token: AccessToken;

@@ -1,4 +1,4 @@
-import type { AccessToken } from '../../../auth/access-tokens.ts';
+import { type AccessToken, tokenFacts } from '../../../auth/access-tokens.ts';
 import type { User } from '../../../users/user.ts';
 
 /**
@@ -63,12 +63,5 @@ function isoString(ms: number): string {
 }
 
 export function tokenJson(token: AccessToken) {
-  return {
-    id: token.id,
-    name: token.name,
-    abilities: token.abilities,
-    last_used_at: iso(token.lastUsedAt),
-    expires_at: iso(token.expiresAt),
-    created_at: iso(token.createdAt),
-  };
+  return tokenFacts(token, iso);
 }
