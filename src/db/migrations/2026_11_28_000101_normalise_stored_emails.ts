@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { forEachRow } from './helpers.ts';
 
 const PAGE = 1000;
 
@@ -14,17 +15,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const users = db as unknown as Kysely<{
     users: { id: number; email: string; pending_email: string | null };
   }>;
-  let after = 0;
-  for (;;) {
-    const rows = await users
-      .selectFrom('users')
-      .select(['id', 'email', 'pending_email'])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
-    if (rows.length === 0) return;
-    for (const row of rows) {
+  await forEachRow(
+    (after) =>
+      users
+        .selectFrom('users')
+        .select(['id', 'email', 'pending_email'])
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(PAGE)
+        .execute(),
+    async (row) => {
       const email = row.email.normalize('NFC').toLowerCase();
       const pending = row.pending_email?.normalize('NFC').toLowerCase() ?? null;
       const changes: { email?: string; pending_email?: string | null } = {};
@@ -41,9 +41,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       if (Object.keys(changes).length > 0) {
         await users.updateTable('users').set(changes).where('id', '=', row.id).execute();
       }
-    }
-    after = rows[rows.length - 1]!.id;
-  }
+    },
+  );
 }
 
 /** Nothing to undo: the NFC form is the same address, and the old form is not kept. */

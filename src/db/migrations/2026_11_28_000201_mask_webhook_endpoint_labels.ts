@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { maskedEndpoint } from '../../webhooks/webhook-outbox.ts';
+import { forEachRow } from './helpers.ts';
 
 const PAGE = 1000;
 
@@ -14,18 +15,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   const outbox = db as unknown as Kysely<{
     webhook_outbox: { id: number; endpoint: string; endpoint_hash: string };
   }>;
-  let after = 0;
-  for (;;) {
-    const rows = await outbox
-      .selectFrom('webhook_outbox')
-      .select(['id', 'endpoint', 'endpoint_hash'])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(PAGE)
-      .execute();
-    if (rows.length === 0) return;
-    for (const row of rows) {
-      if (/ #[0-9a-f]{8}$/.test(row.endpoint)) continue;
+  await forEachRow(
+    (after) =>
+      outbox
+        .selectFrom('webhook_outbox')
+        .select(['id', 'endpoint', 'endpoint_hash'])
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(PAGE)
+        .execute(),
+    async (row) => {
+      if (/ #[0-9a-f]{8}$/.test(row.endpoint)) return;
       let label: string;
       try {
         label = maskedEndpoint(row.endpoint, row.endpoint_hash);
@@ -34,9 +34,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         label = `… #${row.endpoint_hash.slice(0, 8)}`;
       }
       await outbox.updateTable('webhook_outbox').set({ endpoint: label }).where('id', '=', row.id).execute();
-    }
-    after = rows[rows.length - 1]!.id;
-  }
+    },
+  );
 }
 
 /** Nothing to undo: the masked part is not kept anywhere. */
