@@ -1,4 +1,4 @@
-import { createPasswordHasher } from '../src/auth/passwords.ts';
+import { createPasswordHasher } from '../src/auth/passwords/passwords.ts';
 import { round } from './load.ts';
 
 /**

@@ -10,7 +10,7 @@ export const CASE_NAMES = [
 ] as const;
 export type CaseName = (typeof CASE_NAMES)[number];
 
-/** One row of `cases` in bench/results.json (CONTRACT §9, §13): exactly these five keys. */
+/** One row of `cases` in bench/results.json (docs/contributing/benchmarks.md, docs/integrations/forward-auth.md): exactly these five keys. */
 export interface CaseRow {
   name: CaseName;
   rps: number;
@@ -29,7 +29,7 @@ export interface Machine {
   load_at_start: number;
 }
 
-/** CONTRACT §9's three keys, plus `extra` for the scenarios of issue 7 (flood, RSS, large database). */
+/** docs/contributing/benchmarks.md's three keys, plus `extra` for the scenarios of issue 7 (flood, RSS, large database). */
 export interface Results {
   machine: Machine;
   cases: CaseRow[];

@@ -1,10 +1,10 @@
-// `npm run bench` (CONTRACT §9): the service and a bare Fastify route each run in a child process and
+// `npm run bench` (docs/contributing/benchmarks.md): the service and a bare Fastify route each run in a child process and
 // are loaded in turn from this one, over loopback only; one table is printed and bench/results.json written.
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords.ts';
+import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords/passwords.ts';
 import { loadConfig } from '../src/config.ts';
 import { measureHashRate } from './hash-rate.ts';
 import { type LoadCase, type Measured, round, runLoad } from './load.ts';
@@ -78,7 +78,7 @@ async function main(options: BenchOptions): Promise<void> {
         headers: { cookie },
         server: service,
       },
-      // CONTRACT §13: what nginx asks before every request to the app it guards, with the browser's
+      // docs/integrations/forward-auth.md: what nginx asks before every request to the app it guards, with the browser's
       // session cookie (the proxy passes the Cookie header on); 200 with the user headers.
       'forward-auth GET /auth/request': {
         name: 'forward-auth GET /auth/request',

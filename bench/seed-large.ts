@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { generateSecret } from '../src/auth/token-format.ts';
+import { generateSecret } from '../src/auth/tokens/token-format.ts';
 import { openSqliteFile } from '../src/db/sqlite-handles.ts';
 import { sha256Hex } from '../src/lib/crypto.ts';
 

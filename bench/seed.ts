@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { PasswordHasher } from '../src/auth/passwords.ts';
+import type { PasswordHasher } from '../src/auth/passwords/passwords.ts';
 import type { DatabaseConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';

@@ -57,7 +57,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     routerOptions: { maxParamLength: 200 },
     // Router errors (malformed percent-encoding, an over-long path parameter) never reach the error
     // handler, and Fastify's own answer echoes the path (which may hold a reset token). Answer them in
-    // CONTRACT §2's shape instead: a parameter that long cannot name anything that exists.
+    // docs/reference/errors.md's shape instead: a parameter that long cannot name anything that exists.
     frameworkErrors: (error, _request, reply) => {
       const t = services.i18n.translator(services.i18n.defaultLocale);
       const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';

@@ -93,7 +93,7 @@ export interface Config extends OperationsConfig {
   readonly panelEmailDomains: readonly string[];
   /**
    * FORWARD_AUTH_DOMAINS: the hosts (`host[:port]`, `*` wildcards, as SANCTUM_STATEFUL_DOMAINS) that
-   * `/login?redirect=<absolute URL>` may send a browser to after login (CONTRACT §13); empty = none.
+   * `/login?redirect=<absolute URL>` may send a browser to after login (docs/integrations/forward-auth.md); empty = none.
    */
   readonly forwardAuthDomains: readonly string[];
   /** SESSION_DOMAIN: the Domain of the web session cookies (sibling subdomains share them); null = host-only. */

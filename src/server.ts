@@ -17,7 +17,7 @@ export async function serve(): Promise<void> {
     }
     throw error;
   }
-  // storage/ (app key, logged mails, the default database) is the owner's alone (CONTRACT §16); one
+  // storage/ (app key, logged mails, the default database) is the owner's alone (docs/security.md); one
   // made by an older version is tightened here, a missing one is made 0700 by whatever first needs it.
   tightenDirectory(config.storagePath);
   const services = createServices(config);

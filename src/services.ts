@@ -7,16 +7,16 @@ import { ownerId } from './admin/owner.ts';
 import { loadUserDetail } from './admin/user-directory.ts';
 import { deleteUser, inviteUser, sendVerificationLink } from './admin/user-lifecycle.ts';
 import type { AuditContext } from './audit/audit.ts';
-import { accessTokenSettings, tokenByHashFinder, tokenFinder } from './auth/access-tokens.ts';
 import { authConfig } from './auth/auth.config.ts';
 import { createAuthService, type Lookups } from './auth/auth.service.ts';
-import { verificationSettings } from './auth/email-verification.ts';
-import type { AuthConfig, GuardDriver, ProviderDriver } from './auth/guards.ts';
-import { createPasswordHasher, type PasswordHasher } from './auth/passwords.ts';
-import { memoryRateLimitStore, redisRateLimitStore } from './auth/rate-limit-stores.ts';
-import { RateLimiter } from './auth/rate-limiter.ts';
-import { sessionFinder } from './auth/sessions.ts';
-import { statefulDomains } from './auth/stateful-domains.ts';
+import type { AuthConfig, GuardDriver, ProviderDriver } from './auth/guards/guards.ts';
+import { statefulDomains } from './auth/guards/stateful-domains.ts';
+import { createPasswordHasher, type PasswordHasher } from './auth/passwords/passwords.ts';
+import { sessionFinder } from './auth/sessions/sessions.ts';
+import { memoryRateLimitStore, redisRateLimitStore } from './auth/throttle/rate-limit-stores.ts';
+import { RateLimiter } from './auth/throttle/rate-limiter.ts';
+import { accessTokenSettings, tokenByHashFinder, tokenFinder } from './auth/tokens/access-tokens.ts';
+import { verificationSettings } from './auth/verification/email-verification.ts';
 import type { Config } from './config.ts';
 import { createAuthCache } from './db/auth-cache/auth-cache.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
@@ -173,14 +173,14 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     mailer,
     outbox,
     mailing,
-    /** Prometheus metrics (CONTRACT §14); a no-op without METRICS_TOKEN. */
+    /** Prometheus metrics (docs/guides/metrics.md); a no-op without METRICS_TOKEN. */
     metrics,
-    /** Webhooks (CONTRACT §14): the event sink for audit contexts, the worker, the panel's deliveries. */
+    /** Webhooks (docs/guides/webhooks.md): the event sink for audit contexts, the worker, the panel's deliveries. */
     webhooks,
     auth,
-    /** Account self-service (CONTRACT §10). */
+    /** Account self-service (docs/guides/account.md). */
     account,
-    /** Passkeys (CONTRACT §12): registration, sign-in, rename, delete. */
+    /** Passkeys (docs/guides/passkeys.md): registration, sign-in, rename, delete. */
     passkeys: createPasskeyService(config, db, mailing, metrics.login),
     users: {
       /** Registration; the verification mail is queued in its transaction. */
@@ -188,7 +188,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
         registerUser(db, hasher, input, audit, { afterCreate: auth.verification.queue }),
     },
     forwardAuth: {
-      /** The absolute URL a web login may end on (`/login?redirect=`, CONTRACT §13), else null. */
+      /** The absolute URL a web login may end on (`/login?redirect=`, docs/integrations/forward-auth.md), else null. */
       redirectTarget: (raw: unknown) => redirectTarget(raw, forwardAuthHosts, appOrigin),
       /** Whether an Origin (or any http(s) URL) names a FORWARD_AUTH_DOMAINS host. */
       listsOrigin: (origin: string) => forwardAuthHosts.matches(origin),

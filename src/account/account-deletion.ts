@@ -11,7 +11,7 @@ import type { UserRow } from '../users/users.table.ts';
 import { accountDeletedMessage } from './mails.ts';
 import type { PasswordCheck } from './password-check.ts';
 
-/** DELETE /user (CONTRACT §10): the password, now. */
+/** DELETE /user (docs/guides/account.md): the password, now. */
 
 export interface AccountDeletionDeps {
   readonly db: Kysely<Database>;
@@ -38,7 +38,7 @@ export type DeletionResult = 'deleted' | 'owner' | 'last_admin' | 'not_found';
  * - audit rows stay, with the user's id, but lose every address (audit.repository forgetAddresses);
  * - a goodbye mail goes to the address (outbox, same transaction) when the door asks for one.
  *
- * Refused: the installation's owner (CONTRACT §16), and the last user with panel access (nobody could
+ * Refused: the installation's owner (docs/security.md), and the last user with panel access (nobody could
  * administer the installation any more). The rows of every panel user are locked first, in id order,
  * so two admins deleting themselves at once cannot both see the other one still there.
  */
@@ -55,12 +55,12 @@ export async function deleteAccount(
     const addresses = row.pending_email === null ? [row.email] : [row.email, row.pending_email];
     await forgetAddresses(trx, userId, addresses);
     for (const address of addresses) await dropUndelivered(trx, address);
-    // Audited before the row goes: the user.deleted webhook event (CONTRACT §14) is written by
+    // Audited before the row goes: the user.deleted webhook event (docs/guides/webhooks.md) is written by
     // recordAudit in this transaction and reads the account's address and name from the row.
     await recordAudit(trx, door.event, audit, userId);
     await deleteUserRow(trx, userId);
     if (door.goodbyeLocale !== null) {
-      // CONTRACT §16: a mail to an address never verified carries no user-chosen text (the name).
+      // docs/security.md: a mail to an address never verified carries no user-chosen text (the name).
       const name = row.email_verified_at === null ? undefined : row.name;
       await deps.mailing.queue.enqueue(
         trx,
@@ -112,7 +112,7 @@ export type OwnDeletionResult =
 /**
  * DELETE /user: the user's own password first (counted like a login attempt, password-check.ts), so
  * an open session alone cannot destroy the account; then the deletion, with a goodbye mail in the
- * language of this request (CONTRACT §4: mails a request triggers directly speak its language).
+ * language of this request (docs/guides/sessions-and-spas.md: mails a request triggers directly speak its language).
  */
 export async function deleteOwnAccount(
   deps: AccountDeletionDeps & {

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { AuditContext } from '../audit/audit.ts';
-import { accessTokenSettings } from '../auth/access-tokens.ts';
-import { type PresentedLink, verificationSettings } from '../auth/email-verification.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
-import type { RateLimiter } from '../auth/rate-limiter.ts';
-import type { SessionLifetimes } from '../auth/sessions.ts';
+import type { PasswordHasher } from '../auth/passwords/passwords.ts';
+import type { SessionLifetimes } from '../auth/sessions/sessions.ts';
+import type { RateLimiter } from '../auth/throttle/rate-limiter.ts';
+import { accessTokenSettings } from '../auth/tokens/access-tokens.ts';
+import { type PresentedLink, verificationSettings } from '../auth/verification/email-verification.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -47,7 +47,7 @@ export interface AccountServiceDeps {
 }
 
 /**
- * Account self-service (CONTRACT §10): what a signed-in user does to their own account, each use
+ * Account self-service (docs/guides/account.md): what a signed-in user does to their own account, each use
  * case with its dependencies bound once. Built by services.ts; http/routes/account/ only calls it.
  */
 export function createAccountService(deps: AccountServiceDeps) {

@@ -1,12 +1,12 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { updateTokenAbilities } from '../auth/access-tokens.repository.ts';
+import { updateTokenAbilities } from '../auth/tokens/access-tokens.repository.ts';
 import {
   type AccessToken,
   type AccessTokenSettings,
   issueAccessToken,
   revokeAccessTokens,
-} from '../auth/access-tokens.ts';
+} from '../auth/tokens/access-tokens.ts';
 import type { Database } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
 

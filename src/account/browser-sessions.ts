@@ -1,19 +1,19 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { REMEMBER_SELECTOR } from '../auth/remember-me.ts';
+import { REMEMBER_SELECTOR } from '../auth/remember-me/remember-me.ts';
 import {
   deleteOtherRememberTokens,
   deleteRememberTokenOfUser,
   listRememberTokensOfUser,
-} from '../auth/remember-tokens.repository.ts';
-import { deleteOtherSessionsOfUser, deleteSessionOfUser } from '../auth/sessions.repository.ts';
-import { listLiveSessions, type Session, type SessionLifetimes } from '../auth/sessions.ts';
+} from '../auth/remember-me/remember-tokens.repository.ts';
+import { deleteOtherSessionsOfUser, deleteSessionOfUser } from '../auth/sessions/sessions.repository.ts';
+import { listLiveSessions, type Session, type SessionLifetimes } from '../auth/sessions/sessions.ts';
 import type { Database, Db } from '../db/schema.ts';
 import { hmacSha256Hex } from '../lib/crypto.ts';
 import type { PasswordCheck } from './password-check.ts';
 import { describeUserAgent } from './user-agent.ts';
 
-/** One browser signed in to the account (CONTRACT §10 GET /user/sessions). */
+/** One browser signed in to the account (docs/guides/account.md GET /user/sessions). */
 export interface BrowserSession {
   /** Opaque: an HMAC of the row's key, never the cookie or its hash, so the list hands out no credential. */
   readonly id: string;

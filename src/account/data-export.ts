@@ -1,9 +1,9 @@
 import { auditRowsOfUser } from '../audit/audit.repository.ts';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { type AccessTokenSettings, listAccessTokens, tokenFacts } from '../auth/access-tokens.ts';
-import { findResetToken } from '../auth/password-resets.repository.ts';
-import { allRememberTokensOfUser } from '../auth/remember-tokens.repository.ts';
-import { listSessionsOfUser } from '../auth/sessions.repository.ts';
+import { findResetToken } from '../auth/password-reset/password-resets.repository.ts';
+import { allRememberTokensOfUser } from '../auth/remember-me/remember-tokens.repository.ts';
+import { listSessionsOfUser } from '../auth/sessions/sessions.repository.ts';
+import { type AccessTokenSettings, listAccessTokens, tokenFacts } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
 import { listPasskeys } from '../passkeys/passkeys.repository.ts';
 import { listPostsOfUser } from '../posts/posts.repository.ts';
@@ -12,7 +12,7 @@ import type { TwoFactorState } from '../two-factor/two-factor.ts';
 import { findUserById } from '../users/users.repository.ts';
 
 /**
- * GET /user/export (CONTRACT §10): everything stored about a user, as one JSON document made of named
+ * GET /user/export (docs/guides/account.md): everything stored about a user, as one JSON document made of named
  * parts. Each part picks its fields one by one, so a column added later is not exported by accident —
  * and above all no secret is: no password hash, no session id or session data (it holds the CSRF
  * secret), no token or its hash, no remember-me selector or validator, no reset-token hash, no

@@ -7,7 +7,7 @@ import {
   queueVerificationMail,
   signedEmailLink,
   type VerificationSettings,
-} from '../auth/email-verification.ts';
+} from '../auth/verification/email-verification.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
@@ -18,7 +18,7 @@ import { findUserByEmail, findUserById, updateUser } from '../users/users.reposi
 import { emailChangedMessage, emailChangeMessage } from './mails.ts';
 import { clearPendingEmail, setPendingEmail, switchToPendingEmail } from './pending-email.repository.ts';
 
-/** PUT /user/profile-information (CONTRACT §10): name and e-mail by the rules of registration. */
+/** PUT /user/profile-information (docs/guides/account.md): name and e-mail by the rules of registration. */
 export const profileSchema = { name: registrationSchema.name, email: registrationSchema.email };
 
 export interface ProfileDeps {
@@ -44,7 +44,7 @@ export type ProfileResult =
  * names the address it vouches for). Submitting the current address again cancels a pending change.
  *
  * An address that was never verified proves nothing, so an unverified user corrects a mistyped
- * address directly, and the verification link goes to the corrected one (CONTRACT §10).
+ * address directly, and the verification link goes to the corrected one (docs/guides/account.md).
  */
 export async function updateProfileInformation(
   deps: ProfileDeps,

@@ -2,9 +2,9 @@ import type { MailMessage } from '../mail/message.ts';
 import { appLink, build, formatDate, type MailContext, type Recipient } from '../mail/messages.ts';
 
 /**
- * The mails of account self-service (CONTRACT §10). The link to a new address carries no name: that
+ * The mails of account self-service (docs/guides/account.md). The link to a new address carries no name: that
  * address is not proven to be the user's yet, and a user-chosen name in a mail to an unproven address
- * would let anyone send text of their choice through us (CONTRACT §16).
+ * would let anyone send text of their choice through us (docs/security.md).
  */
 export function emailChangeMessage(
   context: MailContext,

@@ -1,10 +1,10 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { deleteTokens } from '../auth/access-tokens.repository.ts';
-import { newPasswordField } from '../auth/password-policy.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
-import { revokeRememberTokens } from '../auth/remember-me.ts';
-import { destroyUserSessions } from '../auth/sessions.ts';
+import { newPasswordField } from '../auth/passwords/password-policy.ts';
+import type { PasswordHasher } from '../auth/passwords/passwords.ts';
+import { revokeRememberTokens } from '../auth/remember-me/remember-me.ts';
+import { destroyUserSessions } from '../auth/sessions/sessions.ts';
+import { deleteTokens } from '../auth/tokens/access-tokens.repository.ts';
 import type { Database } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
@@ -14,7 +14,7 @@ import { findUserById, updateUser } from '../users/users.repository.ts';
 import { passwordUpdatedMessage } from './mails.ts';
 import type { PasswordCheck } from './password-check.ts';
 
-/** PUT /user/password (CONTRACT §10): the current password, and a new one by the rules of registration. */
+/** PUT /user/password (docs/guides/account.md): the current password, and a new one by the rules of registration. */
 export const passwordChangeSchema = {
   current_password: field.required(rules.string(), rules.max(4096)),
   password: newPasswordField(),

@@ -1,7 +1,7 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { loginThrottleKey } from '../auth/login-throttle.ts';
-import { HashQueueFullError, type PasswordHasher } from '../auth/passwords.ts';
-import type { Limit, RateLimiter } from '../auth/rate-limiter.ts';
+import { HashQueueFullError, type PasswordHasher } from '../auth/passwords/passwords.ts';
+import { loginThrottleKey } from '../auth/throttle/login-throttle.ts';
+import type { Limit, RateLimiter } from '../auth/throttle/rate-limiter.ts';
 import type { Db } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
 import { findUserById } from '../users/users.repository.ts';

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { withPasswordFacts } from '../auth/password-policy.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import { withPasswordFacts } from '../auth/passwords/password-policy.ts';
+import type { PasswordHasher } from '../auth/passwords/passwords.ts';
 import type { Database } from '../db/schema.ts';
 import type { Translate } from '../i18n/i18n.ts';
 import { validate } from '../lib/validation.ts';

@@ -1,8 +1,8 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, type AuditEvent, recordAudit } from '../audit/audit.ts';
-import { deleteTokens } from '../auth/access-tokens.repository.ts';
-import { revokeRememberTokens } from '../auth/remember-me.ts';
-import { destroyUserSessions } from '../auth/sessions.ts';
+import { revokeRememberTokens } from '../auth/remember-me/remember-me.ts';
+import { destroyUserSessions } from '../auth/sessions/sessions.ts';
+import { deleteTokens } from '../auth/tokens/access-tokens.repository.ts';
 import type { Database, Db } from '../db/schema.ts';
 import { ownerId } from './owner.ts';
 import { setUserFlag, type UserFlagChange, userExists } from './panel.repository.ts';
@@ -13,7 +13,7 @@ import { setUserFlag, type UserFlagChange, userExists } from './panel.repository
  *
  * - `ok`: changed and audited; `unchanged`: already in that state, nothing written;
  * - `self`: refused because an admin may not lock themselves out; `not_found`: no such user;
- * - `owner`: refused because no admin may lock the installation's owner out (CONTRACT §16).
+ * - `owner`: refused because no admin may lock the installation's owner out (docs/security.md).
  */
 export type AccountActionResult = 'ok' | 'unchanged' | 'self' | 'owner' | 'not_found';
 
@@ -40,7 +40,7 @@ export function markEmailVerified(db: Kysely<Database>, userId: number, audit: A
  * enabling the account later does not bring the old credentials back.
  *
  * Admin-guard sessions are the exception: they are kept until their next panel request, which the
- * panel answers with 403 "access withdrawn" (CONTRACT §6) and then ends. They cannot do anything
+ * panel answers with 403 "access withdrawn" (docs/guides/admin-panel.md) and then ends. They cannot do anything
  * meanwhile — every panel request asks the provider again.
  */
 export async function disableUser(

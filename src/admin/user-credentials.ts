@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { deleteTokens } from '../auth/access-tokens.repository.ts';
-import { revokeRememberTokens } from '../auth/remember-me.ts';
-import { deleteSessionOfUser } from '../auth/sessions.repository.ts';
-import { destroyUserSessions } from '../auth/sessions.ts';
+import { revokeRememberTokens } from '../auth/remember-me/remember-me.ts';
+import { deleteSessionOfUser } from '../auth/sessions/sessions.repository.ts';
+import { destroyUserSessions } from '../auth/sessions/sessions.ts';
+import { deleteTokens } from '../auth/tokens/access-tokens.repository.ts';
 import type { Database } from '../db/schema.ts';
 
 /**

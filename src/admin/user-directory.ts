@@ -1,5 +1,9 @@
-import { type AccessToken, type AccessTokenSettings, listAccessTokens } from '../auth/access-tokens.ts';
-import { listLiveSessions, type Session, type SessionLifetimes } from '../auth/sessions.ts';
+import { listLiveSessions, type Session, type SessionLifetimes } from '../auth/sessions/sessions.ts';
+import {
+  type AccessToken,
+  type AccessTokenSettings,
+  listAccessTokens,
+} from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
 import { toUser, type User } from '../users/user.ts';
 import { findUserById } from '../users/users.repository.ts';

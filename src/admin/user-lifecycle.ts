@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { type AccountDeletionDeps, type DeletionResult, deleteAccount } from '../account/account-deletion.ts';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { queueVerificationMail, type VerificationSettings } from '../auth/email-verification.ts';
-import { storeResetToken } from '../auth/password-resets.repository.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import { storeResetToken } from '../auth/password-reset/password-resets.repository.ts';
+import type { PasswordHasher } from '../auth/passwords/passwords.ts';
+import { queueVerificationMail, type VerificationSettings } from '../auth/verification/email-verification.ts';
 import type { Database } from '../db/schema.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { field, rules } from '../lib/validation.ts';
@@ -95,7 +95,7 @@ export type DeleteResult = Exclude<DeletionResult, 'deleted'> | 'deleted' | 'sel
  * The panel's delete: the one deletion use case (account/account-deletion.ts: everything that belongs
  * to the account, in one transaction; audit rows keep the id, lose the address), audited as
  * admin.user.deleted with the admin as actor, without a goodbye mail. Nobody deletes themselves here
- * (that is DELETE /user, with their own password), and nobody deletes the owner (CONTRACT §16).
+ * (that is DELETE /user, with their own password), and nobody deletes the owner (docs/security.md).
  */
 export async function deleteUser(
   deps: AccountDeletionDeps,

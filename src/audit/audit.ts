@@ -7,7 +7,7 @@ export interface AuditContext {
   readonly ip?: string | null;
   readonly now: number;
   /**
-   * Where the events this change reports go (webhooks/, CONTRACT §14): set at the edge (the request
+   * Where the events this change reports go (webhooks/, docs/guides/webhooks.md): set at the edge (the request
    * context, the CLI) when WEBHOOK_URLS has endpoints. Use cases only pass the context on.
    */
   readonly webhooks?: WebhookSink | null;
@@ -15,7 +15,7 @@ export interface AuditContext {
 
 export type AuditEvent =
   | 'user.registered'
-  // Account self-service (src/account/, CONTRACT §10): the user acting on their own account.
+  // Account self-service (src/account/, docs/guides/account.md): the user acting on their own account.
   | 'user.password_confirmed'
   | 'user.password_check_failed'
   | 'user.profile_updated'
@@ -62,14 +62,14 @@ export type AuditEvent =
   | 'two_factor.recovery_code_used'
   | 'two_factor.challenge_failed'
   | 'two_factor.lockout'
-  // Passkeys (src/passkeys/, CONTRACT §12). A passkey sign-in itself is `login.succeeded` (method
+  // Passkeys (src/passkeys/, docs/guides/passkeys.md). A passkey sign-in itself is `login.succeeded` (method
   // "passkey"), so everything derived from logins (webhooks, metrics) counts it as one.
   | 'passkey.created'
   | 'passkey.renamed'
   | 'passkey.deleted'
   | 'passkey.login_failed'
   | 'passkey.clone_suspected'
-  // Webhooks (src/webhooks/, CONTRACT §14): an administrator made a delivery due again.
+  // Webhooks (src/webhooks/, docs/guides/webhooks.md): an administrator made a delivery due again.
   | 'admin.webhook.retried';
 
 /**

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { AuthConfig } from './guards.ts';
+import type { AuthConfig } from './guards/guards.ts';
 
 /**
  * Guards and user providers (Laravel's config/auth.php): the one answer to "how is X protected?".
@@ -10,7 +10,7 @@ import type { AuthConfig } from './guards.ts';
  * - `admin` owns `/admin`: other cookies, a shorter idle lifetime and the `admins` provider, so a web
  *   session never opens the panel and an admin session never opens /dashboard. A panel session whose
  *   user loses access gets 403 and is ended (`refusedMessage`), not a login form. It has no
- *   remember-me cookie (CONTRACT §16): a 30-day cookie would defeat the panel's 30-minute idle
+ *   remember-me cookie (docs/security.md): a 30-day cookie would defeat the panel's 30-minute idle
  *   limit, so a panel login ignores `remember`.
  * - `sanctum` owns `/api` (Laravel's auth:sanctum): the `web` session for stateful front ends
  *   (SANCTUM_STATEFUL_DOMAINS), else a bearer token through `api` — see auth/sanctum-guard.ts.

@@ -22,6 +22,45 @@ import {
 import type { User } from '../users/user.ts';
 import { databaseProviderDriver, type FindUser } from '../users/user-provider.ts';
 import {
+  type AuthConfig,
+  createGuards,
+  type GuardDriver,
+  type ProviderDriver,
+  type UserProvider,
+} from './guards/guards.ts';
+import { panelAccessCheck } from './guards/panel-access.ts';
+import { sanctumGuardDriver } from './guards/sanctum-guard.ts';
+import { sessionGuardDriver } from './guards/session-guard.ts';
+import { statefulDomains } from './guards/stateful-domains.ts';
+import { tokenGuardDriver } from './guards/token-guard.ts';
+import { deviceCookies } from './login/device-cookies.ts';
+import {
+  attemptLogin,
+  type LoginChannel,
+  type LoginDeps,
+  type LoginInput,
+  recordLoginSucceeded,
+} from './login/login.ts';
+import { type LoginMeter, metered } from './login/login-outcome.ts';
+import { issueTokenWithPassword, type TokenLoginInput } from './login/token-login.ts';
+import {
+  checkResetLink,
+  type ResetInput,
+  requestPasswordReset,
+  resetPassword,
+} from './password-reset/password-reset.ts';
+import type { PasswordHasher } from './passwords/passwords.ts';
+import {
+  forgetRememberToken,
+  issueRememberToken,
+  type RememberedDevice,
+  restoreRememberedUser,
+} from './remember-me/remember-me.ts';
+import { pruneExpiredSessions, sessionLifetimes } from './sessions/session-pruning.ts';
+import { type FindSession, type SessionLifetimes, validateSession } from './sessions/sessions.ts';
+import { ACCOUNT_WINDOW_SECONDS, type LoginThrottle } from './throttle/login-throttle.ts';
+import type { RateLimiter } from './throttle/rate-limiter.ts';
+import {
   type AccessTokenSettings,
   accessTokenSettings,
   type FindToken,
@@ -31,8 +70,7 @@ import {
   type RevokeFilter,
   resolveAccessToken,
   revokeAccessTokens,
-} from './access-tokens.ts';
-import { deviceCookies } from './device-cookies.ts';
+} from './tokens/access-tokens.ts';
 import {
   checkVerificationLink,
   markEmailVerified,
@@ -40,45 +78,12 @@ import {
   queueVerificationMail,
   resendVerificationMail,
   verificationSettings,
-} from './email-verification.ts';
-import {
-  type AuthConfig,
-  createGuards,
-  type GuardDriver,
-  type ProviderDriver,
-  type UserProvider,
-} from './guards.ts';
-import {
-  attemptLogin,
-  type LoginChannel,
-  type LoginDeps,
-  type LoginInput,
-  recordLoginSucceeded,
-} from './login.ts';
-import { type LoginMeter, metered } from './login-outcome.ts';
-import { ACCOUNT_WINDOW_SECONDS, type LoginThrottle } from './login-throttle.ts';
-import { panelAccessCheck } from './panel-access.ts';
-import { checkResetLink, type ResetInput, requestPasswordReset, resetPassword } from './password-reset.ts';
-import type { PasswordHasher } from './passwords.ts';
-import type { RateLimiter } from './rate-limiter.ts';
-import {
-  forgetRememberToken,
-  issueRememberToken,
-  type RememberedDevice,
-  restoreRememberedUser,
-} from './remember-me.ts';
-import { sanctumGuardDriver } from './sanctum-guard.ts';
-import { sessionGuardDriver } from './session-guard.ts';
-import { pruneExpiredSessions, sessionLifetimes } from './session-pruning.ts';
-import { type FindSession, type SessionLifetimes, validateSession } from './sessions.ts';
-import { statefulDomains } from './stateful-domains.ts';
-import { tokenGuardDriver } from './token-guard.ts';
-import { issueTokenWithPassword, type TokenLoginInput } from './token-login.ts';
+} from './verification/email-verification.ts';
 
 /** The per-request point lookups, as the composition root wrapped them (kept on SQLite). */
 export interface Lookups {
   readonly findToken: FindToken;
-  /** An imported token's bare secret, by hash (CONTRACT §15). */
+  /** An imported token's bare secret, by hash (docs/guides/moving-from-laravel.md). */
   readonly findTokenByHash: FindTokenByHash;
   readonly findUser: FindUser;
   readonly findSession: FindSession;
@@ -191,18 +196,18 @@ export function createAuthService(deps: AuthServiceDeps) {
     login: async (channel: LoginChannel, input: LoginInput, audit: AuditContext) =>
       metered(meter, channel, await attemptLogin(login, providerOf(channel), channel, input, audit)),
 
-    /** The gatehouse_device cookie (CONTRACT §16): its new value after `userId` logged in. */
+    /** The gatehouse_device cookie (docs/security.md): its new value after `userId` logged in. */
     deviceCookie: (current: string | undefined, userId: number) =>
       devices.issue(current, userId, clock.now()),
 
-    /** Counts a login attempt refused before any check (the per-IP budget, CONTRACT §16). */
+    /** Counts a login attempt refused before any check (the per-IP budget, docs/security.md). */
     countRefusedLogin: (guard: string) => meter(guard, 'throttled'),
 
     /** The audit row of a login completed after its second factor (login.ts). */
     recordLoginSucceeded: (channel: LoginChannel, userId: number, audit: AuditContext) =>
       recordLoginSucceeded(db, channel, userId, audit, { two_factor: true }),
 
-    /** Two-factor authentication (CONTRACT §11): enrolment, the login challenge, turning it off. */
+    /** Two-factor authentication (docs/guides/two-factor.md): enrolment, the login challenge, turning it off. */
     twoFactor: {
       state: (userId: number) => twoFactorState(db, challenge, userId),
       /** Whether logins of this user are challenged (two-factor confirmed). */

@@ -1,6 +1,6 @@
 import { ConfigError, integer, type Reader } from './parsers.ts';
 
-/** Metrics and webhooks (CONTRACT §14). */
+/** Metrics and webhooks (docs/guides/metrics.md). */
 export interface OperationsConfig {
   /** METRICS_TOKEN: GET /metrics answers only with `Authorization: Bearer <it>`; null = 404. */
   readonly metricsToken: string | null;

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { isAbsolute, resolve } from 'node:path';
-import { parseStatefulDomain, StatefulDomainError } from '../auth/stateful-domains.ts';
+import { parseStatefulDomain, StatefulDomainError } from '../auth/guards/stateful-domains.ts';
 import { isEmail } from '../lib/validation.ts';
 
 /** A bad value: the start stops with one line naming the variable. */

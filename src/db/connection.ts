@@ -82,7 +82,7 @@ function openSqlite(filename: string): DatabaseHandle {
 }
 
 /**
- * The database file is owner-only (CONTRACT §16: it holds password hashes and token digests): created
+ * The database file is owner-only (docs/security.md: it holds password hashes and token digests): created
  * empty with mode 0600 before SQLite opens it (SQLite would create it 0644 under the usual umask, and
  * an empty file is a valid new database), an existing one tightened. A missing directory is created
  * 0700; an existing one is the operator's and left as it is.

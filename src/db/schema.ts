@@ -1,9 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AuditLogTable } from '../audit/audit.table.ts';
-import type { PersonalAccessTokensTable } from '../auth/access-tokens.table.ts';
-import type { PasswordResetTokensTable } from '../auth/password-resets.table.ts';
-import type { RememberTokensTable } from '../auth/remember-tokens.table.ts';
-import type { SessionsTable } from '../auth/sessions.table.ts';
+import type { PasswordResetTokensTable } from '../auth/password-reset/password-resets.table.ts';
+import type { RememberTokensTable } from '../auth/remember-me/remember-tokens.table.ts';
+import type { SessionsTable } from '../auth/sessions/sessions.table.ts';
+import type { PersonalAccessTokensTable } from '../auth/tokens/access-tokens.table.ts';
 import type { MailOutboxTable } from '../mail/outbox.table.ts';
 import type { PasskeyChallengesTable, PasskeysTable } from '../passkeys/passkeys.table.ts';
 import type { PostsTable } from '../posts/posts.table.ts';

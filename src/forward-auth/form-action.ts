@@ -1,4 +1,4 @@
-import { parseStatefulDomain } from '../auth/stateful-domains.ts';
+import { parseStatefulDomain } from '../auth/guards/stateful-domains.ts';
 
 /**
  * The CSP `form-action` sources a page needs so that a login form may end on a FORWARD_AUTH_DOMAINS

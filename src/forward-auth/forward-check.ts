@@ -1,12 +1,12 @@
-import { ABILITY_PATTERN, can } from '../auth/abilities.ts';
-import type { Identity } from '../auth/guards.ts';
+import type { Identity } from '../auth/guards/guards.ts';
+import { ABILITY_PATTERN, can } from '../auth/tokens/abilities.ts';
 import type { User } from '../users/user.ts';
 
 /** What the proxy asks for besides a signed-in user (the query of /auth/request and /auth/forward). */
 export interface ForwardRequirements {
   /** `?verified=1`: the user's e-mail address must be verified. */
   readonly verified: boolean;
-  /** `?ability=x:y`: a bearer token must hold it (sessions hold every ability, CONTRACT §3). */
+  /** `?ability=x:y`: a bearer token must hold it (sessions hold every ability, docs/guides/api-tokens.md). */
   readonly ability: string | null;
 }
 

@@ -1,10 +1,10 @@
-import type { StatefulDomains } from '../auth/stateful-domains.ts';
+import type { StatefulDomains } from '../auth/guards/stateful-domains.ts';
 
 /** Longer than any URL a proxy would hand us for a real page, short enough to keep in a session. */
 const MAX_TARGET_LENGTH = 2048;
 
 /**
- * The absolute URL a login may end on (`/login?redirect=…`, CONTRACT §13), or null when it must be
+ * The absolute URL a login may end on (`/login?redirect=…`, docs/integrations/forward-auth.md), or null when it must be
  * ignored. Allowed: http(s) URLs whose host[:port] FORWARD_AUTH_DOMAINS lists (`allowed`), and pages
  * of Gatehouse itself (`appOrigin`).
  *

@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 export type BearerError = 'invalid_token' | 'insufficient_scope';
 
 /**
- * The `WWW-Authenticate` value of every Bearer challenge (CONTRACT §2, §16): `Bearer realm="<APP_NAME>"`,
+ * The `WWW-Authenticate` value of every Bearer challenge (docs/reference/errors.md, docs/security.md): `Bearer realm="<APP_NAME>"`,
  * plus `error="…"` when a token was sent and refused. One place, so the API, forward auth and the
  * metrics endpoint all name the same realm. APP_NAME is free text: it is made a valid quoted-string
  * (no `"` or `\` unescaped, nothing outside printable ASCII, which a header could not carry anyway).

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 
 /**
- * Whether a state-changing browser request comes from another site (CONTRACT §16 "Cross-site
+ * Whether a state-changing browser request comes from another site (docs/security.md "Cross-site
  * requests"), judged by what the browser itself says — headers a page's script cannot set:
  *
  * - `Sec-Fetch-Site: cross-site`: the browser states it outright;

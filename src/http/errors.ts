@@ -45,7 +45,7 @@ export class NotFoundError extends HttpError {
   }
 }
 
-/** A password-confirmed route without a recent confirmation (CONTRACT §10): JSON clients get 423. */
+/** A password-confirmed route without a recent confirmation (docs/guides/account.md): JSON clients get 423. */
 export class PasswordConfirmationRequiredError extends HttpError {
   constructor() {
     super(423, 'GH_PASSWORD_CONFIRMATION_REQUIRED', 'account.password_confirmation_required');

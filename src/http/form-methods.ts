@@ -20,7 +20,7 @@ interface FormTarget {
 const registries = new WeakMap<object, Map<string, Map<FormMethod, FormTarget>>>();
 
 /**
- * A route that HTML forms can reach too (CONTRACT §10 "Forms without JavaScript"): PUT, PATCH and
+ * A route that HTML forms can reach too (docs/guides/account.md "Forms without JavaScript"): PUT, PATCH and
  * DELETE are registered as themselves, and a POST to the same URL carrying a hidden `_method` field
  * runs the same preHandlers and handler. `_method` is honoured on form-encoded POSTs only: a JSON
  * client says what it means with the real method, and a cross-site `fetch` cannot turn itself into a

@@ -28,7 +28,7 @@ export function redactUrl(url: string): string {
 
 /**
  * The router decodes a path before matching it, so `/%72eset-password/<token>` reaches the reset
- * page with a live token (CONTRACT §16): the path is compared decoded (ASCII escapes, to a fixed
+ * page with a live token (docs/security.md): the path is compared decoded (ASCII escapes, to a fixed
  * point, so double encoding cannot hide it either) and, when secret-bearing, logged decoded with the
  * secret replaced. Other paths are logged as sent.
  */

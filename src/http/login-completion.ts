@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_SECONDS } from '../auth/device-cookies.ts';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_SECONDS } from '../auth/login/device-cookies.ts';
 import { newPendingLogin, PENDING_LOGIN_KEY } from '../two-factor/pending-login.ts';
 import type { User } from '../users/user.ts';
 import { expectsJson } from './negotiation.ts';
@@ -15,7 +15,7 @@ export interface CompletedLogin {
   readonly fallback: string;
   /**
    * What proved the user. A passkey is possession of a device-bound key plus (usually) the device's
-   * own user verification, so it already satisfies two-factor (CONTRACT §12): a two-factor challenge
+   * own user verification, so it already satisfies two-factor (docs/guides/passkeys.md): a two-factor challenge
    * applies to `password` logins, and to a `passkey` one only when the device did not verify the
    * person (see twoFactorOwed). `two-factor`: the first factor and then the challenge
    * (two-factor-challenge.ts).
@@ -29,7 +29,7 @@ export interface CompletedLogin {
   readonly twoFactorOwed?: boolean;
 }
 
-/** Where each guard's two-factor challenge lives (CONTRACT §11). */
+/** Where each guard's two-factor challenge lives (docs/guides/two-factor.md). */
 export const CHALLENGE_PATHS = {
   web: '/two-factor-challenge',
   admin: '/admin/two-factor-challenge',
@@ -65,7 +65,7 @@ export async function completeLogin(
 }
 
 /**
- * The device cookie (CONTRACT §16): this browser has now logged into this account, so a later spray
+ * The device cookie (docs/security.md): this browser has now logged into this account, so a later spray
  * against the account from other addresses cannot lock it out (auth/device-cookies.ts). Set on every
  * completed browser login, web and admin alike, keeping the browser's other accounts.
  */
@@ -82,7 +82,7 @@ function rememberDevice(request: FastifyRequest, reply: FastifyReply, userId: nu
 
 /**
  * Where the browser goes: the intended URL if it is a path of this site, or — for the web guard only —
- * an absolute URL that /login?redirect= stored (forward auth, CONTRACT §13), checked again here against
+ * an absolute URL that /login?redirect= stored (forward auth, docs/integrations/forward-auth.md), checked again here against
  * FORWARD_AUTH_DOMAINS as configured now; else the fallback. Never anywhere else (no open redirect).
  */
 function destination(request: FastifyRequest, login: CompletedLogin, intended: unknown): string {

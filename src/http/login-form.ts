@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEVICE_COOKIE } from '../auth/device-cookies.ts';
-import type { LoginChannel } from '../auth/login.ts';
+import { DEVICE_COOKIE } from '../auth/login/device-cookies.ts';
+import type { LoginChannel } from '../auth/login/login.ts';
 import type { Html } from '../lib/html.ts';
 import { field, rules, validate, validationError } from '../lib/validation.ts';
 import { completeLogin } from './login-completion.ts';
@@ -37,7 +37,7 @@ export interface LoginForm {
 }
 
 /**
- * The POST handler of the web and admin login forms (CONTRACT §4, §6): validation → the login use
+ * The POST handler of the web and admin login forms (docs/guides/sessions-and-spas.md, docs/guides/admin-panel.md): validation → the login use
  * case (throttle, credentials, the guard's provider) → a new session + redirect. Failure shows the
  * form again (422) with auth.failed on the email field and no redirect; lockout → 429 with
  * auth.throttle.

@@ -3,7 +3,7 @@ import { isPasswordConfirmed, PASSWORD_CONFIRMED_AT } from '../account/password-
 import { PasswordConfirmationRequiredError } from './errors.ts';
 import { sameSiteReferer } from './request-context.ts';
 
-/** Where the confirmation form lives (CONTRACT §10). */
+/** Where the confirmation form lives (docs/guides/account.md). */
 export const CONFIRM_PASSWORD_PATH = '/user/confirm-password';
 
 /**

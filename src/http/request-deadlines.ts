@@ -1,5 +1,5 @@
 /**
- * Fastify's server options for REQUEST_TIMEOUT (CONTRACT §16 "Slow clients"). Fastify turns Node's
+ * Fastify's server options for REQUEST_TIMEOUT (docs/security.md "Slow clients"). Fastify turns Node's
  * request deadline off (0), so a client that trickles its headers or body one byte at a time held a
  * connection, a parser and its buffers for as long as it liked; a few hundred of them exhaust the
  * process. With a deadline Node answers `408` (Fastify's client-error handler) and closes the socket.

@@ -41,7 +41,7 @@ export function trustedPeer(setting: Config['trustProxy']): (address: string | u
 }
 
 /**
- * The start-up warning for a TRUST_PROXY that trusts hops rather than addresses (CONTRACT §16), or
+ * The start-up warning for a TRUST_PROXY that trusts hops rather than addresses (docs/security.md), or
  * null. With a count (`true` = 1) the nearest N peers are believed whoever they are: an instance that
  * is also reachable directly lets any client write its own X-Forwarded-For, and so choose the address
  * its throttles and audit entries count. Addresses/CIDRs are believed only on connections from them.

@@ -23,7 +23,7 @@ export const challengeSchema = {
 };
 
 /**
- * GET/POST of one guard's two-factor challenge (CONTRACT §11): the second step of a login whose
+ * GET/POST of one guard's two-factor challenge (docs/guides/two-factor.md): the second step of a login whose
  * password was right (login-completion.ts stored the pending login in this browser's session).
  * Success ends in completeLogin (fresh session id, the remember flag of /login, the intended URL).
  */
@@ -50,7 +50,7 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
       const message = request.t('two_factor.login_expired');
       if (expectsJson(request)) return reply.code(401).send({ message });
       // A guest who opens the page without ever starting a login has no row, and a message for it
-      // would create one: guests' GETs store nothing (CONTRACT §16).
+      // would create one: guests' GETs store nothing (docs/security.md).
       if (session.key !== null || request.method !== 'GET') session.flash('status', message);
       return reply.redirect(options.loginPath);
     };
@@ -62,7 +62,7 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
       return sendPage(reply, await render(request, {}));
     });
 
-    // The per-IP budget of every password, code or passkey check (CONTRACT §16), before any work.
+    // The per-IP budget of every password, code or passkey check (docs/security.md), before any work.
     app.post(
       path,
       { preHandler: app.authBudget, config: { loginGuard: options.guard } },

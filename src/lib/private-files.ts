@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 
 /**
  * Gatehouse's files hold secrets (the SQLite database: password hashes, session and token digests;
- * storage/: the app key, mails with working links), so they are the owner's alone (CONTRACT §16):
+ * storage/: the app key, mails with working links), so they are the owner's alone (docs/security.md):
  * directories 0700, files 0600. `mode` at creation is reduced by the umask and does nothing to what
  * exists, so each is also chmod-ed — an existing 0644 database is tightened on the next start.
  */

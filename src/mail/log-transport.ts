@@ -13,7 +13,7 @@ import { type MailLog, mailOptions, type SendResult, type Transport } from './tr
  *
  * Documented deviation from "the whole mail to the log": the log line carries the headers and the
  * text part with reset tokens and link signatures blanked out, and names the .eml file. Logs are
- * shipped and kept far more widely than a 0600 file, and CONTRACT §8 forbids reset tokens in them.
+ * shipped and kept far more widely than a 0600 file, and docs/guides/operations.md forbids reset tokens in them.
  */
 export function logTransport(config: MailConfig, storagePath: string, log: () => MailLog): Transport {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
@@ -23,7 +23,7 @@ export function logTransport(config: MailConfig, storagePath: string, log: () =>
     async send(message: MailMessage): Promise<SendResult> {
       const info = await composer.sendMail(mailOptions(message, config));
       const raw = info.message as Buffer;
-      // storage/ and storage/mail are the owner's alone (CONTRACT §16), also when they existed.
+      // storage/ and storage/mail are the owner's alone (docs/security.md), also when they existed.
       privateDirectory(storagePath);
       privateDirectory(folder);
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');

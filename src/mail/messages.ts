@@ -18,7 +18,7 @@ export interface Recipient {
 
 /**
  * The recipient of a mail to an account's address, named only once that address is verified
- * (CONTRACT §16). Until then anyone may have typed it — a registration or an e-mail change needs no
+ * (docs/security.md). Until then anyone may have typed it — a registration or an e-mail change needs no
  * proof of the mailbox — and the name is their free text: mailed to a stranger's address, it would
  * make our mail the carrier of an attacker's words (spam, phishing lines) under our brand.
  */
@@ -39,7 +39,7 @@ export function appLink(brand: Brand, path: string): string {
   return `${brand.appUrl}${path.startsWith('/') ? path : `/${path}`}`;
 }
 
-/** `{APP_URL}/reset-password/{token}?email={email}` (CONTRACT §4): reset and invitation mails. */
+/** `{APP_URL}/reset-password/{token}?email={email}` (docs/guides/sessions-and-spas.md): reset and invitation mails. */
 function resetLink(context: MailContext, token: string, email: string): string {
   return appLink(
     context.brand,

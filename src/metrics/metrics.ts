@@ -4,7 +4,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 export type LoginResult = 'success' | 'failed' | 'throttled' | 'two_factor';
 
 /**
- * What the service counts (CONTRACT §14). Labels carry route patterns, guard names and outcomes —
+ * What the service counts (docs/guides/webhooks.md). Labels carry route patterns, guard names and outcomes —
  * never an e-mail address, a token or an IP — so a series is never about a person and their number
  * stays bounded.
  */

@@ -4,8 +4,8 @@ import {
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { UserProvider } from '../auth/guards.ts';
-import { recordLoginSucceeded } from '../auth/login.ts';
+import type { UserProvider } from '../auth/guards/guards.ts';
+import { recordLoginSucceeded } from '../auth/login/login.ts';
 import { safeEqual, sha256Hex } from '../lib/crypto.ts';
 import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
 import type { User } from '../users/user.ts';

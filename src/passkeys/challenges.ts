@@ -4,7 +4,7 @@ import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { deleteLiveChallenge, insertChallenge } from './challenges.repository.ts';
 import type { ChallengePurpose } from './passkeys.table.ts';
 
-/** How long a ceremony may take (CONTRACT §12); also the `timeout` the browser is given. */
+/** How long a ceremony may take (docs/guides/passkeys.md); also the `timeout` the browser is given. */
 export const CHALLENGE_TTL_MS = 5 * MINUTE;
 
 /** Whose challenge it is: one browser session and, for a registration, the signed-in user. */

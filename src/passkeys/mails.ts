@@ -8,7 +8,7 @@ import type { User } from '../users/user.ts';
  * A passkey was added to or removed from the account: told to the owner at once, so that a passkey
  * planted through a stolen session (it would outlive a password change) does not go unnoticed. In the
  * user's language. The passkey's name is the user's own text: it is left out, with the display name,
- * while the address is not verified (CONTRACT §16: no chosen text in mail to an unproven address).
+ * while the address is not verified (docs/security.md: no chosen text in mail to an unproven address).
  */
 export function passkeyNoticeMessage(
   context: MailContext,

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { AuditContext } from '../audit/audit.ts';
-import type { UserProvider } from '../auth/guards.ts';
-import type { LoginMeter } from '../auth/login-outcome.ts';
+import type { UserProvider } from '../auth/guards/guards.ts';
+import type { LoginMeter } from '../auth/login/login-outcome.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
@@ -16,7 +16,7 @@ import { relyingParty } from './relying-party.ts';
 type Owner = Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>;
 
 /**
- * Passkeys (CONTRACT §12), each use case with its dependencies bound once: registration, sign-in,
+ * Passkeys (docs/guides/passkeys.md), each use case with its dependencies bound once: registration, sign-in,
  * rename, delete; sign-ins are counted by `meter`. The relying party is APP_URL's (origin and hostname). Built by services.ts; the HTTP
  * layer passes the browser session's binding (HttpSession.bindingFor) and the web guard's provider.
  */

@@ -1,6 +1,6 @@
 import { createHmac, hkdfSync } from 'node:crypto';
 
-/** Who the passkeys belong to, as browsers and authenticators see it (CONTRACT §12). */
+/** Who the passkeys belong to, as browsers and authenticators see it (docs/guides/passkeys.md). */
 export interface RelyingParty {
   /** The hostname of APP_URL (no port): a passkey works on this host and, by WebAuthn's rules, only here. */
   readonly id: string;

@@ -1,11 +1,11 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { Limit, RateLimiter } from '../auth/rate-limiter.ts';
+import type { Limit, RateLimiter } from '../auth/throttle/rate-limiter.ts';
 import type { User } from '../users/user.ts';
 import { type Proof, type TwoFactorDeps, verifySecondFactor } from './two-factor.ts';
 
 export interface ChallengeDeps extends TwoFactorDeps {
   readonly limiter: RateLimiter;
-  /** CONTRACT §11: 5 a minute, per pending login and per user. */
+  /** docs/guides/two-factor.md: 5 a minute, per pending login and per user. */
   readonly limit: Limit;
 }
 

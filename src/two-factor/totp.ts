@@ -43,7 +43,7 @@ export function codeAt(secret: string, now: number): string {
 }
 
 /**
- * The key URI an authenticator app scans (Google's Key Uri Format), in CONTRACT §11's parameter
+ * The key URI an authenticator app scans (Google's Key Uri Format), in docs/guides/two-factor.md's parameter
  * order: otpauth://totp/<issuer>:<account>?secret=…&issuer=…&algorithm=SHA1&digits=6&period=30.
  */
 export function otpauthUrl(issuer: string, account: string, secret: string): string {

@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import type { PasswordHasher } from '../auth/passwords/passwords.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
 import { normaliseEmail, toUser, type User } from './user.ts';

@@ -1,13 +1,13 @@
 import type { Kysely, Transaction } from 'kysely';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { newPasswordField } from '../auth/password-policy.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import { newPasswordField } from '../auth/passwords/password-policy.ts';
+import type { PasswordHasher } from '../auth/passwords/passwords.ts';
 import type { Database } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
 import { createUser } from './new-user.ts';
 import type { User } from './user.ts';
 
-/** CONTRACT §4 /register: name, e-mail (unique), password (8–128, confirmed, not common). */
+/** docs/guides/sessions-and-spas.md /register: name, e-mail (unique), password (8–128, confirmed, not common). */
 export const registrationSchema = {
   name: field.required(rules.line(), rules.max(255)),
   email: field.required(rules.string(), rules.email(), rules.max(255)),

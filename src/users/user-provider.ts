@@ -1,4 +1,4 @@
-import type { ProviderDriver, UserProvider } from '../auth/guards.ts';
+import type { ProviderDriver, UserProvider } from '../auth/guards/guards.ts';
 import type { Db } from '../db/schema.ts';
 import { toUser, type User } from './user.ts';
 import { findUserById } from './users.repository.ts';

@@ -31,7 +31,7 @@ export function toUser(row: Omit<UserRow, 'pending_email' | 'pending_email_at'>)
 /**
  * The one door every e-mail address passes (registration, login, forgot-password, invitations, e-mail
  * change, import, CLI): trimmed, NFC-normalised, then lower-cased — the form stored and looked up.
- * NFC first (CONTRACT §16): "josé" typed with a precomposed "é" or with "e" + combining accent must
+ * NFC first (docs/security.md): "josé" typed with a precomposed "é" or with "e" + combining accent must
  * be one account, not two that look identical (a lookalike account, or a reset that finds nobody).
  */
 export function normaliseEmail(email: string): string {

@@ -14,7 +14,7 @@ export interface UsersTable {
   /** The panel-access flag read by canAccessPanel(). 0 or 1. */
   can_access_panel: number;
   disabled_at: number | null;
-  /** A new address waiting for its link to be opened (CONTRACT §10); lower-cased like `email`. */
+  /** A new address waiting for its link to be opened (docs/guides/account.md); lower-cased like `email`. */
   pending_email: Generated<string | null>;
   pending_email_at: Generated<number | null>;
   created_at: number;

@@ -1,4 +1,4 @@
-/** The events a webhook receiver can get (CONTRACT §14). */
+/** The events a webhook receiver can get (docs/guides/webhooks.md). */
 export const WEBHOOK_EVENTS = [
   'user.registered',
   'user.verified',

@@ -93,7 +93,7 @@ export function webhookSink(endpoints: readonly string[], written: () => void): 
 }
 
 /**
- * `{type, timestamp, data}` (CONTRACT §14). The user is read in the same transaction, so the event
+ * `{type, timestamp, data}` (docs/guides/webhooks.md). The user is read in the same transaction, so the event
  * shows the state the change left; a use case that deletes a user records before the row goes.
  */
 async function eventBody(db: Db, type: WebhookEvent, change: AuditedChange) {

@@ -26,7 +26,7 @@ export interface WebhooksDeps {
 export type RetryResult = 'retried' | 'delivered' | 'in_flight' | 'not_found';
 
 /**
- * Webhooks (CONTRACT §14): the sink that audited changes write their events into (null without
+ * Webhooks (docs/guides/webhooks.md): the sink that audited changes write their events into (null without
  * WEBHOOK_URLS: then nothing is written), the worker server.ts starts, and what the panel shows.
  */
 export function createWebhooks(deps: WebhooksDeps) {

@@ -235,7 +235,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
       assert.equal(
         (
           await inProcess(
-            ['make:admin', '--name', 'First', '--email', existing, '--password', 'opening passphrase'], // no password may contain the name (CONTRACT §16)
+            ['make:admin', '--name', 'First', '--email', existing, '--password', 'opening passphrase'], // no password may contain the name (docs/security.md)
             env,
             work,
           )

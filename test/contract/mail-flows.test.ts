@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  type PasswordResetDeps,
+  requestPasswordReset,
+  resetPassword,
+} from '../../src/auth/password-reset/password-reset.ts';
+import {
   checkVerificationLink,
   markEmailVerified,
   queueVerificationMail,
   type VerificationSettings,
   verificationLink,
-} from '../../src/auth/email-verification.ts';
-import {
-  type PasswordResetDeps,
-  requestPasswordReset,
-  resetPassword,
-} from '../../src/auth/password-reset.ts';
+} from '../../src/auth/verification/email-verification.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { hmacSha256Hex, sha1Hex } from '../../src/lib/crypto.ts';
 import { createMailing } from '../../src/mail/mailing.ts';

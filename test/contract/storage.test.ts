@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { searchUserRows } from '../../src/admin/panel.repository.ts';
-import { deleteTokens, insertToken } from '../../src/auth/access-tokens.repository.ts';
-import { storeResetToken } from '../../src/auth/password-resets.repository.ts';
-import { insertSessionRowIfAbsent } from '../../src/auth/sessions.repository.ts';
+import { storeResetToken } from '../../src/auth/password-reset/password-resets.repository.ts';
+import { insertSessionRowIfAbsent } from '../../src/auth/sessions/sessions.repository.ts';
+import { deleteTokens, insertToken } from '../../src/auth/tokens/access-tokens.repository.ts';
 import { isUniqueViolation } from '../../src/db/errors.ts';
 import { insertOutboxRow } from '../../src/mail/outbox.repository.ts';
 import { claimDueRows } from '../../src/outbox/leased-rows.ts';

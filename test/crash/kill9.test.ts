@@ -128,7 +128,7 @@ for (const { name, skip } of await availableDialects()) {
         DATABASE_URL: database.url,
         APP_URL: 'http://gatehouse.test',
         API_RATE_LIMIT: '0',
-        // The burst is many clients on one address, not an attack: the per-IP auth budget (§16) is off.
+        // The burst is many clients on one address, not an attack: the per-IP auth budget (docs/security.md) is off.
         IP_AUTH_LIMIT: '0',
         MAIL_MAILER: 'smtp',
         MAIL_HOST: '127.0.0.1',

@@ -6,7 +6,7 @@ import { eventually, HttpClient, type ServerProcess, startServer } from '../help
 import { startWebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
 
 /**
- * CONTRACT §14 against `kill -9`: registrations on a real server process while the webhook receiver
+ * docs/guides/webhooks.md against `kill -9`: registrations on a real server process while the webhook receiver
  * is down, the process killed in the middle of the burst, restarted on the same database with the
  * receiver back. Every account that exists was announced exactly once — one webhook-id, accepted
  * once — and no event speaks of an account that was rolled back with the crash.

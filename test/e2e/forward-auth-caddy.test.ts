@@ -5,7 +5,7 @@ import { binarySkip, CADDY_PATH, startCaddy } from '../helpers/proxies.ts';
 import { fillIn, readmeBlock } from '../helpers/readme-config.ts';
 
 /**
- * CONTRACT §13 behind Debian's real Caddy (forward_auth … copy_headers), with the README's Caddyfile:
+ * docs/integrations/forward-auth.md behind Debian's real Caddy (forward_auth … copy_headers), with the README's Caddyfile:
  * only the site addresses (plain http on a test port; the README's get automatic HTTPS) and the
  * upstream addresses are changed.
  */

@@ -5,7 +5,7 @@ import { binarySkip, NGINX_PATH, startNginx } from '../helpers/proxies.ts';
 import { fillIn, readmeBlock } from '../helpers/readme-config.ts';
 
 /**
- * CONTRACT §13 behind Debian's real nginx (auth_request, auth_request_set, error_page 401), with the
+ * docs/integrations/forward-auth.md behind Debian's real nginx (auth_request, auth_request_set, error_page 401), with the
  * README's configuration: only host names, the listening port and the upstream addresses are changed.
  */
 const skip = binarySkip('nginx', NGINX_PATH, 'apt-get install -y nginx');

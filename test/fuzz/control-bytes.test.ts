@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InjectOptions } from 'fastify';
-import { createPasswordHasher } from '../../src/auth/passwords.ts';
+import { createPasswordHasher } from '../../src/auth/passwords/passwords.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { BODY_FIELDS, parseRoutes } from './requests.ts';

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
-import { createPasswordHasher } from '../../src/auth/passwords.ts';
+import { createPasswordHasher } from '../../src/auth/passwords/passwords.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { availableDialects } from '../helpers/databases.ts';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { sessionKey } from '../../src/auth/sessions.ts';
+import { sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { sendJson, signedInBrowser } from './account.ts';
 import type { TestApp } from './app.ts';
 import { Browser } from './browser-session.ts';

@@ -37,7 +37,7 @@ export async function assertUnchanged(db: Db, work: () => Promise<void>): Promis
   assert.deepEqual(await snapshot(db), before, 'stored data changed');
 }
 
-/** A CONTRACT §2 JSON error: the status, a string message, JSON content type and no stack trace. */
+/** A docs/reference/errors.md JSON error: the status, a string message, JSON content type and no stack trace. */
 export function assertJsonError(
   response: LightMyRequestResponse,
   status: number,

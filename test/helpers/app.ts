@@ -98,7 +98,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
       APP_URL: 'http://gatehouse.test',
       STORAGE_PATH: storage,
       LOG_LEVEL: 'info',
-      // The per-IP budget (CONTRACT §16) counts every login from inject()'s one address, so in a suite
+      // The per-IP budget (docs/security.md) counts every login from inject()'s one address, so in a suite
       // sharing one app it would depend on how many tests ran before; test/security/ sets it to test it.
       IP_AUTH_LIMIT: '0',
       ...options.env,
@@ -115,7 +115,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     },
   });
   const app = await buildApp(services, { logStream, ...options.build });
-  // Every JSON answer a test receives is checked against /openapi.json (CONTRACT §14).
+  // Every JSON answer a test receives is checked against /openapi.json (docs/reference/http-api.md).
   await checkResponsesAgainstOpenApi(app);
   const db = services.database.db;
 

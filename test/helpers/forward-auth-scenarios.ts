@@ -119,7 +119,7 @@ export function proxyHttpScenarios(stack: () => ForwardAuthStack, behaviour: Pro
 }
 
 /**
- * The same story in a real Chromium (CONTRACT §13, issue 19): *.gatehouse.test resolves to 127.0.0.1
+ * The same story in a real Chromium (docs/integrations/forward-auth.md, issue 19): *.gatehouse.test resolves to 127.0.0.1
  * through `--host-resolver-rules`, so cookies, redirects and hosts are what a browser does with them.
  */
 export function proxyBrowserScenarios(stack: () => ForwardAuthStack, behaviour: ProxyBehaviour): void {

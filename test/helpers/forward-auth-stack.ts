@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hash } from '@node-rs/argon2';
-import { OWASP_ARGON2ID } from '../../src/auth/passwords.ts';
+import { OWASP_ARGON2ID } from '../../src/auth/passwords/passwords.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import { type ServerProcess, startServer } from './process.ts';
 import { type ProtectedApp, startProtectedApp } from './protected-app.ts';

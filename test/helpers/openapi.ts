@@ -4,7 +4,7 @@ import addFormats from 'ajv-formats';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 
 /**
- * CONTRACT §14: "the test suite checks real responses against" /openapi.json. Every test app
+ * docs/reference/http-api.md: "the test suite checks real responses against" /openapi.json. Every test app
  * (helpers/app.ts) routes its `inject` through this check: a JSON answer (or a 204) of a documented
  * route must be one of the statuses its operation lists (or an error under `default`), with a body its
  * schema accepts. A route that drifts from the document fails the test that called it.

@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { escapeHtml } from '../../src/lib/html.ts';
 
-/** The user headers forward authentication hands the app (CONTRACT §13). */
+/** The user headers forward authentication hands the app (docs/integrations/forward-auth.md). */
 export const USER_HEADERS = [
   'x-auth-user-id',
   'x-auth-user-email',

@@ -7,7 +7,7 @@ import { countRows, describeEachDialect } from '../helpers/app.ts';
 const clock = fakeClock(Date.UTC(2026, 7, 1, 9));
 
 await describeEachDialect(
-  'account: API tokens (CONTRACT §10)',
+  'account: API tokens (docs/guides/account.md)',
   (ctx) => {
     test('JSON: create (201, plaintext once), list, edit abilities, revoke; the token works at once and stops at once', async () => {
       const t = ctx();

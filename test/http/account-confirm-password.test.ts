@@ -45,7 +45,7 @@ function send(browser: Browser, method: 'PUT' | 'DELETE' | 'POST', url: string, 
 }
 
 await describeEachDialect(
-  'password confirmation and form methods (CONTRACT §10)',
+  'password confirmation and form methods (docs/guides/account.md)',
   (ctx) => {
     test('a guest: HTML 302 /login (then back), JSON 401', async () => {
       const t = ctx();

@@ -46,7 +46,7 @@ async function onlyAdmins(t: TestApp, ids: readonly number[]): Promise<void> {
 }
 
 await describeEachDialect(
-  'account: deletion (CONTRACT §10)',
+  'account: deletion (docs/guides/account.md)',
   (ctx) => {
     test('guests: 401 JSON, 302 /login for the form; missing CSRF 419 and nothing deleted', async () => {
       const t = ctx();

@@ -22,7 +22,7 @@ async function exportOf(browser: Browser) {
 }
 
 await describeEachDialect(
-  'account: data export (CONTRACT §10)',
+  'account: data export (docs/guides/account.md)',
   (ctx) => {
     test('guests: 302 /login (then back), JSON 401', async () => {
       const t = ctx();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { sessionKey } from '../../src/auth/sessions.ts';
+import { sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson, signedInBrowser } from '../helpers/account.ts';
 import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
@@ -25,7 +25,7 @@ let unique = 0;
 const address = (name: string) => `${name}-${Date.now()}-${++unique}@example.net`;
 
 await describeEachDialect(
-  'account: profile information, e-mail change, password (CONTRACT §10)',
+  'account: profile information, e-mail change, password (docs/guides/account.md)',
   (ctx) => {
     test('/profile is the account page with its sections, in four languages', async () => {
       const t = ready(ctx());

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sessionKey } from '../../src/auth/sessions.ts';
+import { sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson, signedInBrowser } from '../helpers/account.ts';
 import { describeEachDialect } from '../helpers/app.ts';
@@ -11,7 +11,7 @@ const SAFARI =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
 await describeEachDialect(
-  'account: browser sessions (CONTRACT §10)',
+  'account: browser sessions (docs/guides/account.md)',
   (ctx) => {
     test('the list: device, IP, current, remembered; opaque ids; a remembered browser whose session ended stays listed', async () => {
       const t = ctx();

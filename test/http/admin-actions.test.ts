@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sessionKey } from '../../src/auth/sessions.ts';
+import { sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser, webLogin as loginThroughForm } from '../helpers/browser-session.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setPanelAccess } from '../../src/admin/user-actions.ts';
-import { createPasswordHasher, type PasswordHasher } from '../../src/auth/passwords.ts';
+import { createPasswordHasher, type PasswordHasher } from '../../src/auth/passwords/passwords.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { countRows, createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
@@ -214,7 +214,7 @@ await describeEachDialect(
       assert.equal(threeRow?.disabled_at, null, 'the refused admin changed nothing');
     });
 
-    test('§16 one count: the admin login shares the per-e-mail+IP count of the web login', async () => {
+    test('one count: the admin login shares the per-e-mail+IP count of the web login', async () => {
       const t = ctx();
       const user = await t.createUser({ panelAccess: true });
       const web = new Browser(t.app);
@@ -287,7 +287,7 @@ await describeEachDialect(
       });
       assert.equal(crossed.statusCode, 419);
 
-      // The admin guard has no remember-me (CONTRACT §16): the box is ignored, no cookie, no token.
+      // The admin guard has no remember-me (docs/security.md): the box is ignored, no cookie, no token.
       const remembered = await adminBrowser(t, admin, true);
       assert.equal(remembered.cookies.get('gatehouse_admin_remember'), undefined);
       const tokens = await t.db

@@ -7,7 +7,7 @@ import type { Browser } from '../helpers/browser-session.ts';
 import { startWebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
 
 /**
- * The panel's webhook page (CONTRACT §14): recent deliveries with event, endpoint, attempts, last
+ * The panel's webhook page (docs/guides/webhooks.md): recent deliveries with event, endpoint, attempts, last
  * status and next try, and Retry (CSRF, audited) for one that was given up — it then arrives with the
  * webhook-id it always had.
  */

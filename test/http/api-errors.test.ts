@@ -14,7 +14,7 @@ const forgedSecret = () => {
 };
 
 await describeEachDialect(
-  'API errors (CONTRACT §2)',
+  'API errors (docs/reference/errors.md)',
   (ctx) => {
     let user: { id: number; email: string; password: string };
     let token = '';

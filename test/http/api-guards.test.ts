@@ -9,7 +9,7 @@ import {
   type GuardDriver,
   type ProviderDriver,
   type UserProvider,
-} from '../../src/auth/guards.ts';
+} from '../../src/auth/guards/guards.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { safeEqual } from '../../src/lib/crypto.ts';

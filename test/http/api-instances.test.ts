@@ -5,7 +5,7 @@ import { type TestApp, twoInstances } from '../helpers/app.ts';
 import { availableDialects } from '../helpers/databases.ts';
 
 /**
- * Two instances over ONE database (CONTRACT §8): whatever one issues, the other accepts; whatever one
+ * Two instances over ONE database (docs/guides/several-instances.md): whatever one issues, the other accepts; whatever one
  * revokes, the other refuses on the very next request — an answer an instance keeps in memory is
  * retired by any commit, its own or the other's (db/fast-path/changes.ts).
  */

@@ -10,7 +10,7 @@ const API_LIMIT = 10;
 
 /**
  * Two app instances over one database and one Redis (REDIS_URL set): the rate-limit counts live in
- * Redis, so an attempt on one instance counts on the other at once (CONTRACT §8). Each run uses its
+ * Redis, so an attempt on one instance counts on the other at once (docs/guides/several-instances.md). Each run uses its
  * own REDIS_PREFIX and deletes its keys afterwards.
  */
 for (const { name, skip } of await availableDialects()) {

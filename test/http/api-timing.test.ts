@@ -67,7 +67,7 @@ await describeEachDialect(
       assert.ok(median(unknownTimes) > 3, `unknown e-mail took only ${median(unknownTimes).toFixed(1)} ms`);
     });
   },
-  // More wrong passwords for one account than §16's per-account limit allows: lifted, as in
+  // More wrong passwords for one account than docs/security.md's per-account limit allows: lifted, as in
   // test/security/enumeration-timing.test.ts, so the timing of the checks is what is measured.
   { env: { API_RATE_LIMIT: '0', ACCOUNT_MAX_FAILURES: '100000' } },
 );

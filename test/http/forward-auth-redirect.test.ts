@@ -74,7 +74,7 @@ const ALLOWED: [string, string][] = [
 ];
 
 await describeEachDialect(
-  '/login?redirect= (CONTRACT §13, FORWARD_AUTH_DOMAINS)',
+  '/login?redirect= (docs/integrations/forward-auth.md, FORWARD_AUTH_DOMAINS)',
   (ctx) => {
     test('an allowed target: the form says where it continues, the login ends there', async () => {
       const t = ctx();
@@ -201,7 +201,7 @@ test('FORWARD_AUTH_DOMAINS unset: no absolute target is ever followed', async ()
 });
 
 await describeEachDialect(
-  'SESSION_DOMAIN: one web session for sibling subdomains (CONTRACT §13)',
+  'SESSION_DOMAIN: one web session for sibling subdomains (docs/integrations/forward-auth.md)',
   (ctx) => {
     test('the web cookies carry Domain and __Secure-; the panel cookie stays __Host- and host-only', async () => {
       const t = ctx();

@@ -9,7 +9,7 @@ import { fromDockerLabels, fromFileProvider, type TraefikConfig } from '../helpe
 import { startTraefikModel } from '../helpers/traefik-forward-auth.ts';
 
 /**
- * CONTRACT §13 for Traefik, which is not in Debian: Gatehouse (a real server process) behind a model
+ * docs/integrations/forward-auth.md for Traefik, which is not in Debian: Gatehouse (a real server process) behind a model
  * of Traefik's forwardAuth middleware (test/helpers/traefik-forward-auth.ts), driven by the README's
  * two Traefik configurations. Traefik's documentation names the request headers its ForwardAuth
  * sends (Middlewares → ForwardAuth → "Forward-Request Headers"): X-Forwarded-Method, -Proto, -Host,

@@ -8,7 +8,7 @@ import { parseExposition, type Sample, sampleValue } from '../helpers/prometheus
 import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 
 /**
- * GET /metrics (CONTRACT §14) on every dialect: the exposition parses, and each login attempt, bearer
+ * GET /metrics (docs/guides/metrics.md) on every dialect: the exposition parses, and each login attempt, bearer
  * check and request moves its counter by exactly one, under labels that name no person.
  */
 const TOKEN = 'metrics-token-for-the-tests-0123456789';
@@ -265,7 +265,7 @@ describe('GET /metrics without METRICS_TOKEN', () => {
   });
 });
 
-describe('a login refused by the per-IP budget (CONTRACT §16) counts as throttled', () => {
+describe('a login refused by the per-IP budget counts as throttled', () => {
   let t: TestApp;
   before(async () => {
     t = await createTestApp('sqlite', { env: { METRICS_TOKEN: TOKEN, IP_AUTH_LIMIT: '2' } });

@@ -8,7 +8,7 @@ import { OpenApiChecker } from '../helpers/openapi.ts';
 
 /**
  * Routes that answer pages, assets or redirects only: every other route answers JSON to a JSON client
- * and must be in /openapi.json (CONTRACT §14), with the methods it has.
+ * and must be in /openapi.json (docs/reference/http-api.md), with the methods it has.
  */
 const NOT_JSON = new Set([
   'GET /',

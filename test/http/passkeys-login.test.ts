@@ -29,7 +29,7 @@ async function isSignedIn(browser: Browser): Promise<boolean> {
 }
 
 await describeEachDialect(
-  'passkeys: sign-in (CONTRACT §12)',
+  'passkeys: sign-in (docs/guides/passkeys.md)',
   (ctx) => {
     test('options for a guest: empty allowCredentials, RP id of APP_URL, UV preferred, 5 minutes', async () => {
       const { options } = await guestWithOptions(ctx());

@@ -19,7 +19,7 @@ import {
 const clock = fakeClock(Date.UTC(2026, 10, 27, 10));
 
 await describeEachDialect(
-  'passkeys: rename, delete, the account page (CONTRACT §12)',
+  'passkeys: rename, delete, the account page (docs/guides/passkeys.md)',
   (ctx) => {
     test('rename (PUT) and delete: 204, audited, the owner mailed on delete; a deleted passkey no longer signs in', async () => {
       const t = ctx();

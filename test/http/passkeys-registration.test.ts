@@ -18,7 +18,7 @@ const clock = fakeClock(Date.UTC(2026, 10, 27, 9));
 const FAILED = 'The passkey could not be verified. Please try again.';
 
 await describeEachDialect(
-  'passkeys: registration (CONTRACT §12)',
+  'passkeys: registration (docs/guides/passkeys.md)',
   (ctx) => {
     test('options: WebAuthn JSON for APP_URL, a discoverable credential, UV preferred, own passkeys excluded', async () => {
       const { user, browser } = await confirmedBrowser(ctx());

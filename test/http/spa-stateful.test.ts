@@ -248,7 +248,7 @@ await describeEachDialect(
       assert.equal(await countRows(db, 'users'), users + 1);
     });
 
-    test('JSON login from the SPA: §2 errors, 419 without the XSRF header', async () => {
+    test('JSON login from the SPA: documented errors, 419 without the XSRF header', async () => {
       const { app, createUser, db } = ctx();
       const user = await createUser();
       const spa = new SpaClient(app, SPA);

@@ -33,7 +33,7 @@ function databaseUrl(ctx: TestApp): string {
 }
 
 await describeEachDialect(
-  'two-factor in the panel and the CLI (CONTRACT §11)',
+  'two-factor in the panel and the CLI (docs/guides/two-factor.md)',
   (ctx) => {
     test('an admin with two-factor passes /admin/two-factor-challenge before any panel page', async () => {
       const admin = await ctx().createUser({ panelAccess: true });
@@ -127,7 +127,7 @@ await describeEachDialect(
 );
 
 await describeEachDialect(
-  'ADMIN_REQUIRE_TWO_FACTOR=true (CONTRACT §11)',
+  'ADMIN_REQUIRE_TWO_FACTOR=true (docs/guides/two-factor.md)',
   (ctx) => {
     test('an admin without two-factor opens no panel page until it is on', async () => {
       const admin = await ctx().createUser({ panelAccess: true });

@@ -48,7 +48,7 @@ async function events(ctx: TestApp, userId: number) {
 }
 
 await describeEachDialect(
-  'two-factor enrolment (CONTRACT §11)',
+  'two-factor enrolment (docs/guides/two-factor.md)',
   (ctx) => {
     test('every management route needs a password confirmation (JSON 423, browsers to the form)', async () => {
       const { browser } = await signedIn(ctx());

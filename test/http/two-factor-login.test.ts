@@ -31,7 +31,7 @@ async function passwordStep(ctx: TestApp, user: { email: string; password: strin
 }
 
 await describeEachDialect(
-  'two-factor login (CONTRACT §11)',
+  'two-factor login (docs/guides/two-factor.md)',
   (ctx) => {
     test('the right password alone is no login: a pending login, the challenge page, no session', async () => {
       const user = await ctx().createUser();
@@ -289,12 +289,12 @@ await describeEachDialect(
       assert.ok(answers.every((a) => a.statusCode === 204 || a.statusCode === 422 || a.statusCode === 429));
     });
   },
-  // The per-IP budget (§16) is tested below on its own: here, many logins come from one address.
+  // The per-IP budget (docs/security.md) is tested below on its own: here, many logins come from one address.
   { overrides: { clock }, env: { IP_AUTH_LIMIT: '0' } },
 );
 
 await describeEachDialect(
-  'two-factor challenge inside the per-IP auth budget (CONTRACT §16)',
+  'two-factor challenge inside the per-IP auth budget (docs/security.md)',
   (ctx) => {
     test('the challenge spends the budget of the password checks, before any code is checked', async () => {
       const user = await ctx().createUser();

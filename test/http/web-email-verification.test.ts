@@ -148,7 +148,7 @@ await describeEachDialect(
       assert.equal(resent.statusCode, 302);
       assert.equal(resent.headers.location, '/email/verify');
       assert.match((await browser.get('/email/verify')).body, /Ein neuer Bestätigungslink wurde/);
-      // The locale cookie set by ?lang=de outranks Accept-Language (CONTRACT §7).
+      // The locale cookie set by ?lang=de outranks Accept-Language (docs/guides/languages.md).
       const viaJson = await browser.post(
         '/email/verification-notification',
         {},

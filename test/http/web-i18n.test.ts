@@ -24,7 +24,7 @@ const LOGIN_TITLE: Record<string, string> = {
 
 const htmlText = (text: string) => text.replace(/'/g, '&#39;');
 
-await describeEachDialect('languages (CONTRACT §7)', (ctx) => {
+await describeEachDialect('languages (docs/guides/languages.md)', (ctx) => {
   test('?lang= wins and is remembered in a locale cookie; then cookie; then Accept-Language', async () => {
     const { app } = ctx();
     const browser = new Browser(app, { 'accept-language': 'fr-CH, fr;q=0.9, en;q=0.5' });

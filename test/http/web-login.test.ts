@@ -12,7 +12,7 @@ const clock = fakeClock();
 const stripTokens = (body: string) => body.replace(/name="_token" value="[^"]*"/g, '');
 
 await describeEachDialect(
-  'web login (CONTRACT §4)',
+  'web login (docs/guides/sessions-and-spas.md)',
   (ctx) => {
     test('validation first: e-mail required + format, password required + min 6 (HTML and JSON)', async () => {
       const { app, db } = ctx();

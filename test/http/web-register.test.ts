@@ -177,7 +177,7 @@ await describeEachDialect('web registration', (ctx) => {
     assert.equal(rows.length, 1);
   });
 
-  test('JSON: 204 and logged in; validation errors in the §2 format', async () => {
+  test('JSON: 204 and logged in; validation errors in the documented error format', async () => {
     const { app } = ctx();
     const browser = new Browser(app);
     await browser.get('/register');

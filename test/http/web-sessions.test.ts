@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROTATION_GRACE_MS } from '../../src/auth/remember-me.ts';
-import { createSession, newSessionId, sessionKey } from '../../src/auth/sessions.ts';
+import { ROTATION_GRACE_MS } from '../../src/auth/remember-me/remember-me.ts';
+import { createSession, newSessionId, sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
@@ -41,7 +41,7 @@ await describeEachDialect(
       const t = ctx();
       const user = await t.createUser();
       const browser = new Browser(t.app);
-      await browser.get('/dashboard'); // remembers the intended URL (in a cookie: no row, CONTRACT §16)
+      await browser.get('/dashboard'); // remembers the intended URL (in a cookie: no row, docs/security.md)
       await browser.get('/login');
       const guestId = browser.cookies.get('gatehouse_session')!;
       const guestToken = browser.csrf!;

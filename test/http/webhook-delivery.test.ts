@@ -6,7 +6,7 @@ import { eventually } from '../helpers/process.ts';
 import { startWebhookReceiver, type WebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
 
 /**
- * Delivery under trouble (CONTRACT §14), on every dialect, with retries shortened to tenths of a second:
+ * Delivery under trouble (docs/guides/webhooks.md), on every dialect, with retries shortened to tenths of a second:
  * an endpoint that fails, then refuses connections, then recovers gets every event later with the id it
  * was first sent with; a redirect is not followed; an endpoint that never answers times out, and never
  * holds back the other endpoint.

@@ -16,7 +16,7 @@ import {
 import { mailedLink, queuedMail } from '../races/support.ts';
 
 /**
- * Webhooks (CONTRACT §14) driven through HTTP on every dialect: each event a user or an admin can
+ * Webhooks (docs/guides/webhooks.md) driven through HTTP on every dialect: each event a user or an admin can
  * cause reaches two local receivers, signed (verified with the standardwebhooks library), as
  * {type, timestamp, data} with the user's id, e-mail and name, and never a secret.
  */
@@ -96,7 +96,7 @@ await describeEachDialect(
       ).id;
       await browser.get('/dashboard');
 
-      // Unverified, so the new address applies at once (CONTRACT §10).
+      // Unverified, so the new address applies at once (docs/guides/account.md).
       const profile = await send(browser, 'PUT', '/user/profile-information', {
         name: 'Ada King',
         email: changed,

@@ -14,7 +14,7 @@ import {
 import { laravelHashes, phpSkip, sanctumSecrets } from '../helpers/php.ts';
 
 /**
- * CONTRACT §15: `gatehouse import:laravel` from Laravel databases on all three source dialects, each
+ * docs/guides/moving-from-laravel.md: `gatehouse import:laravel` from Laravel databases on all three source dialects, each
  * into a Gatehouse database of the same dialect. Every password hash and token row is made by PHP
  * the way Laravel and Sanctum make them (test/helpers/php.ts); the users then log in through the API
  * with their old passwords, and their tokens authenticate.
@@ -341,7 +341,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
         'expired in Laravel, expired here',
       );
       assert.equal((await get('/api/posts', plain.get(8)!)).statusCode, 403, 'NULL abilities grant nothing');
-      // Sanctum's older forms (CONTRACT §15): before 3.3 the secret had no checksum, and a bare
+      // Sanctum's older forms (docs/guides/moving-from-laravel.md): before 3.3 the secret had no checksum, and a bare
       // secret without "<id>|" is found by its hash.
       const legacy = await get('/api/user', plain.get(1)!);
       assert.equal(legacy.statusCode, 200, `a token from before Sanctum 3.3: ${legacy.body}`);

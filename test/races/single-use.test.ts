@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROTATION_GRACE_MS } from '../../src/auth/remember-me.ts';
+import { ROTATION_GRACE_MS } from '../../src/auth/remember-me/remember-me.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { countRows, describeEachDialect } from '../helpers/app.ts';
 import { auditCount, browserOn, mailedLink, queuedMail, tally } from './support.ts';

@@ -11,7 +11,7 @@ import { mysqlAvailable, postgresAvailable, REDIS_TEST_URL, requireServices } fr
 import { deleteRedisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 
 /**
- * AUTH_CACHE (CONTRACT §15, issue 13): two app instances over one server database. A revocation, a
+ * AUTH_CACHE (docs/guides/several-instances.md, issue 13): two app instances over one server database. A revocation, a
  * logout or a disabled account made through instance A must stop working on A at once (0 ms: A drops
  * its own entry when the write commits) and on B within 50 ms (the NOTIFY / Redis message); with the
  * cache off, at once everywhere. Staleness is measured, not assumed: B is asked again and again from

@@ -18,7 +18,7 @@ import { HttpClient, type ServerProcess, startServer } from '../helpers/process.
 import { deleteRedisKeys, redisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 
 /**
- * Issue 7 §2 / CONTRACT §8, §15: two real server processes (as `npm start` runs them) on different
+ * Issue 7 §2 / docs/guides/operations.md, docs/guides/mysql.md: two real server processes (as `npm start` runs them) on different
  * ports over ONE server database (PostgreSQL, then MariaDB/MySQL) and ONE Redis behave as one service
  * behind a load balancer without sticky sessions. Each step acts on one instance and checks the
  * effect on the other at once.
@@ -228,7 +228,7 @@ function twoInstances(dialect: Server) {
     assert.ok(Number(locked.headers.get('retry-after')) > 0);
     assert.equal((await attempt(a, PASSWORD)).status, 429);
 
-    // One count for the three doors (CONTRACT §16): the web form of that e-mail and IP is locked too.
+    // One count for the three doors (docs/security.md): the web form of that e-mail and IP is locked too.
     const web = new HttpClient(a.url);
     await web.get('/login');
     assert.equal((await web.post('/login', { email, password: PASSWORD })).status, 429);

@@ -12,7 +12,7 @@ import { eventually, HttpClient, type ServerProcess, startServer } from '../help
 import { startWebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
 
 /**
- * CONTRACT §14 with two real server processes over one database: both run the webhook worker, both
+ * docs/guides/webhooks.md with two real server processes over one database: both run the webhook worker, both
  * take changes at the same moment, and the receiver gets every event exactly once — not once per
  * instance (the lease of outbox/leased-rows.ts decides; each instance's log counts what it delivered).
  */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { DEVICE_COOKIE, deviceCookies } from '../../src/auth/device-cookies.ts';
-import { storeResetToken } from '../../src/auth/password-resets.repository.ts';
+import { DEVICE_COOKIE, deviceCookies } from '../../src/auth/login/device-cookies.ts';
+import { storeResetToken } from '../../src/auth/password-reset/password-resets.repository.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
 import { describeEachDialect, type TestApp, twoInstances } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
@@ -71,9 +71,9 @@ const lockouts = async (app: TestApp, email: string) =>
     .filter((details) => details.email === email);
 
 await describeEachDialect(
-  'ACCOUNT_MAX_FAILURES: per-account limit with device cookies (CONTRACT §16)',
+  'ACCOUNT_MAX_FAILURES: per-account limit with device cookies (docs/security.md)',
   (ctx) => {
-    test('§16 device cookie: set on every successful web and admin login, signed, HttpOnly, Lax, one year', async () => {
+    test('device cookie: set on every successful web and admin login, signed, HttpOnly, Lax, one year', async () => {
       const app = ctx();
       const user = await app.createUser({ panelAccess: true });
       for (const path of ['/login', '/admin/login'] as const) {
@@ -97,7 +97,7 @@ await describeEachDialect(
       );
     });
 
-    test('§16 per-account limit: a spray across many X-Forwarded-For addresses stops at ACCOUNT_MAX_FAILURES; the owner’s browser still logs in', async () => {
+    test('per-account limit: a spray across many X-Forwarded-For addresses stops at ACCOUNT_MAX_FAILURES; the owner’s browser still logs in', async () => {
       const app = ctx();
       const user = await app.createUser({ panelAccess: true });
       const device = await ownersBrowser(app, user);
@@ -134,7 +134,7 @@ await describeEachDialect(
       assert.equal(audited.filter((d) => d.scope === 'account').length, 1, 'the lockout is audited once');
     });
 
-    test('§16 per-account limit: API token logins have no cookie and are held to it', async () => {
+    test('per-account limit: API token logins have no cookie and are held to it', async () => {
       const app = ctx();
       const user = await app.createUser();
       const device = await ownersBrowser(app, user);
@@ -145,7 +145,7 @@ await describeEachDialect(
       assert.equal(withCookie.statusCode, 429, 'a device cookie sent to /api/tokens changes nothing');
     });
 
-    test('§16 device cookie: a forged one, or one of another account, does not lift the limit', async () => {
+    test('device cookie: a forged one, or one of another account, does not lift the limit', async () => {
       const app = ctx();
       const victim = await app.createUser();
       const other = await app.createUser();
@@ -175,7 +175,7 @@ await describeEachDialect(
       }
     });
 
-    test('§16 device cookie: one browser is remembered for several accounts', async () => {
+    test('device cookie: one browser is remembered for several accounts', async () => {
       const app = ctx();
       const first = await app.createUser();
       const second = await app.createUser();
@@ -195,7 +195,7 @@ await describeEachDialect(
       }
     });
 
-    test('§16 per-account limit: unknown e-mails are counted and refused the same way (no enumeration)', async () => {
+    test('per-account limit: unknown e-mails are counted and refused the same way (no enumeration)', async () => {
       const app = ctx();
       const known = await app.createUser();
       const unknown = `nobody-${Date.now()}@example.com`;
@@ -212,7 +212,7 @@ await describeEachDialect(
       );
     });
 
-    test('§16 one count: /login, /api/tokens and /admin/login share the per-e-mail+IP count', async () => {
+    test('one count: /login, /api/tokens and /admin/login share the per-e-mail+IP count', async () => {
       const app = ctx();
       const user = await app.createUser({ panelAccess: true });
       const ip = nextIp();
@@ -254,9 +254,9 @@ const resetRows = (app: TestApp, userId: number) =>
   app.db.selectFrom('password_reset_tokens').select('user_id').where('user_id', '=', userId).execute();
 
 await describeEachDialect(
-  'Password reset and login effects on the throttles (CONTRACT §16)',
+  'Password reset and login effects on the throttles (docs/security.md)',
   (ctx) => {
-    test('§16 reset clears the lock: after a successful reset the new password works at once, from any address', async () => {
+    test('reset clears the lock: after a successful reset the new password works at once, from any address', async () => {
       const app = ctx();
       const user = await app.createUser();
       const ip = nextIp();
@@ -282,7 +282,7 @@ await describeEachDialect(
       assert.equal((await apiLogin(app, user.email, NEW_PASSWORD, nextIp())).statusCode, 200);
     });
 
-    test('§16 a successful login deletes the unused reset token (web and API)', async () => {
+    test('a successful login deletes the unused reset token (web and API)', async () => {
       const app = ctx();
       const user = await app.createUser();
       const token = await plantResetToken(app, user.id);
@@ -321,7 +321,7 @@ await describeEachDialect(
 
 const redisSkipReason = await redisSkip();
 for (const { name, skip } of await availableDialects()) {
-  describe(`§16 per-account limit shared by two instances over Redis [${name}]`, {
+  describe(`per-account limit shared by two instances over Redis [${name}]`, {
     skip: skip || redisSkipReason,
   }, () => {
     const prefix = uniqueRedisPrefix();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { PasswordHasher } from '../../src/auth/passwords.ts';
+import type { PasswordHasher } from '../../src/auth/passwords/passwords.ts';
 import { describeEachDialect, type TestApp, twoInstances } from '../helpers/app.ts';
 import { availableDialects, REDIS_TEST_URL } from '../helpers/databases.ts';
 import { deleteRedisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
@@ -32,7 +32,7 @@ async function withCsrf(app: TestApp, ip: string) {
   return { cookie: [cookie, adminCookies].filter(Boolean).join('; '), token, adminToken };
 }
 
-/** One request to each §16 door that exists, as a client at `ip` (TRUST_PROXY: the loopback proxy). */
+/** One request to each docs/security.md door that exists, as a client at `ip` (TRUST_PROXY: the loopback proxy). */
 async function allDoors(app: TestApp, ip: string, email: string) {
   const { cookie, token, adminToken } = await withCsrf(app, ip);
   const post = (url: string, body: Record<string, string>, csrf = token) =>
@@ -66,7 +66,7 @@ async function allDoors(app: TestApp, ip: string, email: string) {
 await describeEachDialect(
   'IP_AUTH_LIMIT: one per-IP budget for every password check',
   (ctx) => {
-    test('§16 per-IP budget: the six doors share one count; the next gets 429 before any hash', async () => {
+    test('per-IP budget: the six doors share one count; the next gets 429 before any hash', async () => {
       const app = ctx();
       const user = await app.createUser();
       const hashes = countHashes(app.services.hasher);
@@ -105,7 +105,7 @@ await describeEachDialect(
       assert.equal(other.statusCode, 200, other.body);
     });
 
-    test('§16 per-IP budget: a refused form shows the auth.throttle text, in the page language', async () => {
+    test('per-IP budget: a refused form shows the auth.throttle text, in the page language', async () => {
       const app = ctx();
       const ip = '203.0.113.9';
       const { cookie, token } = await withCsrf(app, ip);
@@ -133,7 +133,7 @@ await describeEachDialect(
 
 const redisSkipReason = await redisSkip();
 for (const { name, skip } of await availableDialects()) {
-  describe(`§16 per-IP budget shared by two instances over Redis [${name}]`, {
+  describe(`per-IP budget shared by two instances over Redis [${name}]`, {
     skip: skip || redisSkipReason,
   }, () => {
     const prefix = uniqueRedisPrefix();

@@ -49,13 +49,13 @@ async function everyCookie(app: TestApp): Promise<SeenCookie[]> {
 }
 
 /**
- * Cookies a script must read (Sanctum's XSRF-TOKEN) or that the contract names (§7 `locale`, §16
+ * Cookies a script must read (Sanctum's XSRF-TOKEN) or that the contract names (docs/guides/languages.md `locale`, docs/security.md
  * `gatehouse_device`: its value is signed, so a subdomain cannot forge one; no __Host- needed).
  */
 const NAMED_BY_CONTRACT = new Set(['XSRF-TOKEN', 'locale', 'gatehouse_device']);
 
 /**
- * Issue 7 §7 / CONTRACT §4: every cookie is HttpOnly (except the XSRF-TOKEN an SPA must read),
+ * Issue 7 §7 / docs/guides/sessions-and-spas.md: every cookie is HttpOnly (except the XSRF-TOKEN an SPA must read),
  * SameSite=Lax and Path=/, never scoped to a Domain; over https every one is Secure and the session
  * and remember-me cookies carry the __Host- prefix. Every HTML page carries the security headers.
  */
@@ -72,7 +72,7 @@ for (const scheme of ['http', 'https'] as const) {
           if (prefix) assert.ok(!names.has(name), `${name} without its __Host- prefix`);
         }
         assert.ok(names.has('XSRF-TOKEN') && names.has('locale') && names.has('gatehouse_device'));
-        // The admin guard has no remember-me (CONTRACT §16): its login ignores the box.
+        // The admin guard has no remember-me (docs/security.md): its login ignores the box.
         assert.ok(![...names].some((name) => name.endsWith('gatehouse_admin_remember')));
         for (const cookie of seen) {
           const a = cookie.attributes;

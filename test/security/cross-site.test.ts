@@ -12,7 +12,7 @@ async function atLogin(t: TestApp): Promise<Browser> {
 }
 
 /**
- * CONTRACT §16 "Cross-site requests": a state-changing request whose Origin is present and none of
+ * docs/security.md "Cross-site requests": a state-changing request whose Origin is present and none of
  * ours (APP_URL's origin, SANCTUM_STATEFUL_DOMAINS, FORWARD_AUTH_DOMAINS), or that carries
  * `Sec-Fetch-Site: cross-site`, gets 419 even with a valid CSRF token; bearer-token API requests are
  * not affected.

@@ -137,7 +137,7 @@ await describeEachDialect(
     });
   },
   // The general API limit (per IP) is not what is measured here; each attempt has its own address anyway.
-  // Nor is the per-account limit (CONTRACT §16, proven in account-throttle.test.ts): the known address
+  // Nor is the per-account limit (docs/security.md, proven in account-throttle.test.ts): the known address
   // takes 100+ wrong passwords here, and a 429 would end the timing comparison, not pass it.
   { env: { API_RATE_LIMIT: '0', ACCOUNT_MAX_FAILURES: '100000' } },
 );

@@ -57,7 +57,7 @@ function serverEnv(trustProxy: string): Record<string, string> {
 }
 
 /**
- * CONTRACT §16 "Files": the SQLite database (and its -wal/-shm), storage/ and storage/mail are
+ * docs/security.md "Files": the SQLite database (and its -wal/-shm), storage/ and storage/mail are
  * created readable by the owner only (0600/0700), and ones left with looser modes are tightened.
  * "Logs": a TRUST_PROXY that is a hop count rather than addresses is warned about at start.
  */

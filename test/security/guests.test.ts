@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { csrfTokenFor } from '../../src/auth/csrf.ts';
-import { createSession, newSessionId, sessionKey } from '../../src/auth/sessions.ts';
+import { csrfTokenFor } from '../../src/auth/sessions/csrf.ts';
+import { createSession, newSessionId, sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
@@ -34,7 +34,7 @@ async function sessionRowExists(t: TestApp, plainId: string): Promise<boolean> {
 }
 
 /**
- * CONTRACT §16 "Guests cost nothing": a request without a session cookie stores nothing on the
+ * docs/security.md "Guests cost nothing": a request without a session cookie stores nothing on the
  * server unless it submits a form; the intended URL is remembered (in a signed cookie) only up to
  * 2,048 characters; a session id the server did not issue is never adopted.
  */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createPasswordHasher } from '../../src/auth/passwords.ts';
+import { createPasswordHasher } from '../../src/auth/passwords/passwords.ts';
 import { bearer } from '../helpers/api.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser, webLogin } from '../helpers/browser-session.ts';
@@ -32,9 +32,9 @@ async function fillQueue(app: TestApp) {
 }
 
 await describeEachDialect(
-  'HASH_QUEUE_MAX: bounded hashing (CONTRACT §16)',
+  'HASH_QUEUE_MAX: bounded hashing (docs/security.md)',
   (ctx) => {
-    test('§16 bounded hashing: a full queue answers 503 + Retry-After at once (JSON and form, in the page language)', async () => {
+    test('bounded hashing: a full queue answers 503 + Retry-After at once (JSON and form, in the page language)', async () => {
       const app = ctx();
       const running = await fillQueue(app);
       const api = await wrongLogin(app);
@@ -59,7 +59,7 @@ await describeEachDialect(
       for (const response of await Promise.all(running)) assert.equal(response.statusCode, 401);
     });
 
-    test("§16 bounded hashing: the signed-in user's own password check (confirm-password) gets 503 too", async () => {
+    test("bounded hashing: the signed-in user's own password check (confirm-password) gets 503 too", async () => {
       const app = ctx();
       const user = await app.createUser();
       const browser = await webLogin(app.app, user);
@@ -72,7 +72,7 @@ await describeEachDialect(
       assert.equal(confirmed.statusCode, 204, 'the refused check took no attempt; once drained it passes');
     });
 
-    test('§16 bounded hashing: a check refused for load is no failed attempt of the user', async () => {
+    test('bounded hashing: a check refused for load is no failed attempt of the user', async () => {
       const app = ctx();
       const user = await app.createUser();
       const ip = '192.0.2.77';
@@ -91,7 +91,7 @@ await describeEachDialect(
       assert.equal(later.statusCode, 200, 'seven 503s did not lock the e-mail+IP count');
     });
 
-    test('§16 bounded hashing: attempts that passed the first look but met a full queue after their counts were taken give them back', async () => {
+    test('bounded hashing: attempts that passed the first look but met a full queue after their counts were taken give them back', async () => {
       const app = ctx();
       const user = await app.createUser();
       const ip = '192.0.2.78';
@@ -119,7 +119,7 @@ await describeEachDialect(
       assert.equal(later.statusCode, 200, `only the checked attempts counted: ${later.body}`);
     });
 
-    test('§16 bounded hashing: a flood of 30 concurrent wrong logins gets 401 or 503, and bearer GET /api/user is answered throughout', async () => {
+    test('bounded hashing: a flood of 30 concurrent wrong logins gets 401 or 503, and bearer GET /api/user is answered throughout', async () => {
       const app = ctx();
       const user = await app.createUser();
       const token = await app.issueToken(user.email, user.password);

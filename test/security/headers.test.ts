@@ -5,7 +5,7 @@ import { describeEachDialect } from '../helpers/app.ts';
 const METRICS_TOKEN = 'metrics-secret-token-0123456789';
 
 /**
- * CONTRACT §16 "Headers": HSTS under an https APP_URL; every Bearer challenge names the realm
+ * docs/security.md "Headers": HSTS under an https APP_URL; every Bearer challenge names the realm
  * (APP_NAME); a method a route does not have is 405 with Allow, before CSRF and authentication; the
  * language switcher's links never leave the site.
  */
@@ -27,7 +27,7 @@ await describeEachDialect(
       }
     });
 
-    test('WWW-Authenticate realm: every Bearer challenge names APP_NAME, with error= as in §2', async () => {
+    test('WWW-Authenticate realm: every Bearer challenge names APP_NAME, with error= as in docs/reference/errors.md', async () => {
       const { app, createUser, issueToken } = ctx();
       const realm = 'Bearer realm="Acme \\"Gate\\" house"';
       const user = await createUser();

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { describeEachDialect } from '../helpers/app.ts';
 
 /**
- * CONTRACT §16 "Logs": the request log redacts secret-bearing paths (the reset token, the
+ * docs/security.md "Logs": the request log redacts secret-bearing paths (the reset token, the
  * verification link's hash) also when they arrive percent-encoded — the router decodes
  * `/%72eset-password/<token>` and serves the reset page with the token all the same.
  */

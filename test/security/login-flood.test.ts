@@ -34,7 +34,7 @@ const summary = (label: string, samples: readonly Timed[]) => {
 };
 
 /**
- * CONTRACT §16 (issue 14 point 2): a login flood does not slow other requests. A real listening server
+ * docs/security.md (issue 14 point 2): a login flood does not slow other requests. A real listening server
  * (default HASH_QUEUE_MAX=64, HASH_CONCURRENCY=2, the per-IP budget off so it is not what stops the
  * flood) takes 300 concurrent wrong logins — each for an address of its own, so no e-mail throttle
  * answers before the hash — for a few seconds, while one client reads GET /api/user with a bearer token
@@ -42,7 +42,7 @@ const summary = (label: string, samples: readonly Timed[]) => {
  * (diagnostics, test output), not asserted: a timing bound would flake on a shared machine. What is
  * asserted is that everything is answered, and nothing with a 5xx other than the designed 503.
  */
-describe('§16 bounded hashing: 300 concurrent wrong logins against a listening server', () => {
+describe('bounded hashing: 300 concurrent wrong logins against a listening server', () => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-flood-'));
   let server: ServerProcess;
   let base: string;

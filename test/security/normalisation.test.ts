@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hashPool } from '../../src/auth/hash-pool.ts';
-import { OWASP_ARGON2ID } from '../../src/auth/passwords.ts';
+import { hashPool } from '../../src/auth/passwords/hash-pool.ts';
+import { OWASP_ARGON2ID } from '../../src/auth/passwords/passwords.ts';
 import { up as normaliseStoredEmails } from '../../src/db/migrations/2026_11_28_000101_normalise_stored_emails.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { sendJson, signedInAdmin, signedInBrowser } from '../helpers/account.ts';
@@ -45,7 +45,7 @@ async function login(t: TestApp, email: string, password: string) {
 const usersNamed = (t: TestApp, email: string) =>
   t.db.selectFrom('users').selectAll().where('email', '=', email).execute();
 
-/** CONTRACT §16 "Normalisation": e-mails NFC before lower-casing; passwords NFKC before hashing and checking. */
+/** docs/security.md "Normalisation": e-mails NFC before lower-casing; passwords NFKC before hashing and checking. */
 await describeEachDialect(
   'normalisation of e-mails and passwords',
   (ctx) => {

@@ -50,7 +50,7 @@ const flags = (t: TestApp, id: number) =>
     .executeTakeFirstOrThrow();
 
 /**
- * CONTRACT §16 "Owner": the first admin `make:admin` created is the owner; no other admin can withdraw
+ * docs/security.md "Owner": the first admin `make:admin` created is the owner; no other admin can withdraw
  * its panel access or disable it in the panel (403 JSON, a flash error on the page, no buttons); the
  * CLI can (`admin:revoke`).
  */

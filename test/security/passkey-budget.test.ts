@@ -8,7 +8,7 @@ import { guestWithOptions, userWithPasskey } from '../helpers/passkeys.ts';
 const LIMIT = 4;
 
 await describeEachDialect(
-  'passkeys inside the per-IP auth budget (CONTRACT §16)',
+  'passkeys inside the per-IP auth budget (docs/security.md)',
   (ctx) => {
     test('POST /passkeys/login shares the budget of POST /login; the next gets 429 before any check', async () => {
       const t = ctx();

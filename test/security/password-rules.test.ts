@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { storeResetToken } from '../../src/auth/password-resets.repository.ts';
+import { storeResetToken } from '../../src/auth/password-reset/password-resets.repository.ts';
 import { randomToken, sha256Hex } from '../../src/lib/crypto.ts';
 import { sendJson, signedInBrowser } from '../helpers/account.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
@@ -27,7 +27,7 @@ async function register(t: TestApp, form: { name?: string; email?: string; passw
   });
 }
 
-/** The CONTRACT §2 shape: 422, a message, and exactly the password field's error. */
+/** The docs/reference/errors.md shape: 422, a message, and exactly the password field's error. */
 function passwordError(response: { statusCode: number; json(): unknown; body: string }): string {
   assert.equal(response.statusCode, 422, response.body);
   const body = response.json() as { message: string; errors: Record<string, string[]> };
@@ -43,7 +43,7 @@ async function resetToken(t: TestApp, userId: number): Promise<string> {
   return token;
 }
 
-/** CONTRACT §16 "Password rules": no common password dressed up, nothing an attacker knows of the account. */
+/** docs/security.md "Password rules": no common password dressed up, nothing an attacker knows of the account. */
 await describeEachDialect('password rules', (ctx) => {
   test('password rules: common passwords with digits appended or look-alike digits are refused (registration)', async () => {
     const t = ctx();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ROTATION_GRACE_MS } from '../../src/auth/remember-me.ts';
+import { ROTATION_GRACE_MS } from '../../src/auth/remember-me/remember-me.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser, webLogin } from '../helpers/browser-session.ts';
@@ -19,7 +19,7 @@ const rowsOf = (t: TestApp, table: 'sessions' | 'remember_tokens', userId: numbe
   t.db.selectFrom(table).select('id').where('user_id', '=', userId).execute();
 
 /**
- * CONTRACT §16 "Remember-me theft": a replaced remember-me cookie used again after the 30-second
+ * docs/security.md "Remember-me theft": a replaced remember-me cookie used again after the 30-second
  * grace ends every session of the user (every guard's: the thief's too) and every remember-me token.
  * "The admin guard has no remember-me": the panel login ignores `remember`.
  */

@@ -41,7 +41,7 @@ async function mailedLink(app: TestApp, kind: string, email: string, part: strin
 }
 
 /**
- * Issue 7 §7 / CONTRACT §8: during a whole tour of the service at LOG_LEVEL=trace — registration,
+ * Issue 7 §7 / docs/guides/operations.md: during a whole tour of the service at LOG_LEVEL=trace — registration,
  * the mailed verification link, logout, login with remember-me, a wrong password, API tokens (also
  * one put in a query string), the mailed reset link, the reset, the panel — no log line holds a
  * password, a token or its secret part, a reset token, a link signature or any cookie value.

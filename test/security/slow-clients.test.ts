@@ -46,7 +46,7 @@ const SLOW_BODY =
 const SLOW_HEADERS = 'GET /login HTTP/1.1\r\nHost: gatehouse.test\r\n';
 
 /**
- * CONTRACT §16 "Slow clients": a request whose headers and body have not all arrived within
+ * docs/security.md "Slow clients": a request whose headers and body have not all arrived within
  * REQUEST_TIMEOUT seconds (default 30) is answered 408 and its connection closed, so trickling
  * connections cannot pile up. Shortened to 1 s here; clients dripping a byte every 200 ms are never
  * idle, so only the whole-request deadline can end them.

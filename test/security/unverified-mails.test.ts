@@ -40,7 +40,7 @@ function assertNameless(mail: ReceivedMail, name: string, what: string) {
 const mailTo = (email: string, kind: RegExp) =>
   sink.waitForMail((m) => m.envelope.to[0] === email && kind.test(m.subject));
 
-/** CONTRACT §16: "Mails to an address that is not verified yet do not contain the user-chosen name." */
+/** docs/security.md: "Mails to an address that is not verified yet do not contain the user-chosen name." */
 await describeEachDialect(
   'mails to unverified addresses',
   (ctx) => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ABILITY_PATTERN, can, parseAbilities } from '../../src/auth/abilities.ts';
+import { ABILITY_PATTERN, can, parseAbilities } from '../../src/auth/tokens/abilities.ts';
 
 describe('can (Sanctum tokenCan)', () => {
   test('`*` holds every ability', () => {

@@ -11,12 +11,6 @@ import {
 import { switchToPendingEmail } from '../../src/account/pending-email.repository.ts';
 import { setUserFlag } from '../../src/admin/panel.repository.ts';
 import {
-  deleteExpiredTokens,
-  deleteTokens,
-  touchToken,
-  updateTokenAbilities,
-} from '../../src/auth/access-tokens.repository.ts';
-import {
   deleteDeadSessions,
   deleteOtherSessionsOfUser,
   deleteSessionOfUser,
@@ -25,7 +19,13 @@ import {
   insertSessionRowIfAbsent,
   touchSessionRow,
   updateSessionRow,
-} from '../../src/auth/sessions.repository.ts';
+} from '../../src/auth/sessions/sessions.repository.ts';
+import {
+  deleteExpiredTokens,
+  deleteTokens,
+  touchToken,
+  updateTokenAbilities,
+} from '../../src/auth/tokens/access-tokens.repository.ts';
 import type { Invalidation } from '../../src/db/auth-cache/invalidations.ts';
 import { AuthCacheStore } from '../../src/db/auth-cache/store.ts';
 import { watchedDialect } from '../../src/db/auth-cache/watched-dialect.ts';

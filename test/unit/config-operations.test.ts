@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
-/** METRICS_TOKEN, WEBHOOK_URLS, WEBHOOK_SECRET and WEBHOOK_TIMEOUT (CONTRACT §14). */
+/** METRICS_TOKEN, WEBHOOK_URLS, WEBHOOK_SECRET and WEBHOOK_TIMEOUT (docs/guides/metrics.md). */
 const storage = mkdtempSync(join(tmpdir(), 'gatehouse-config-ops-'));
 after(() => rmSync(storage, { recursive: true, force: true }));
 const SECRET = `whsec_${Buffer.alloc(32, 5).toString('base64')}`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { hashPool } from '../../src/auth/hash-pool.ts';
+import { hashPool } from '../../src/auth/passwords/hash-pool.ts';
 
 const FAST = { algorithm: 2, memoryCost: 1024, timeCost: 1, parallelism: 1 };
 

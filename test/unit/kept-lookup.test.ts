@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type SqliteDatabase from 'better-sqlite3';
-import { sessionFinder } from '../../src/auth/sessions.ts';
+import { sessionFinder } from '../../src/auth/sessions/sessions.ts';
 import { type DatabaseHandle, openDatabase } from '../../src/db/connection.ts';
 import { untracked } from '../../src/db/fast-path/changes.ts';
 import { KeptLookup, keptLookup } from '../../src/db/fast-path/kept-lookup.ts';

@@ -32,7 +32,7 @@ test('passkey notices: added and removed, in the user’s language, linking to t
   }
 });
 
-test('to an address not verified yet: neither the passkey name nor the display name (CONTRACT §16)', () => {
+test('to an address not verified yet: neither the passkey name nor the display name', () => {
   const user = { email: 'ada@example.com', name: 'Ada <b>', locale: 'en', emailVerifiedAt: null };
   const message = passkeyNoticeMessage(context, user, {
     event: 'added',

@@ -5,7 +5,7 @@ import {
   isCommonPassword,
   newPasswordField,
   PASSWORD_MAX_LENGTH,
-} from '../../src/auth/password-policy.ts';
+} from '../../src/auth/passwords/password-policy.ts';
 import { createI18n } from '../../src/i18n/i18n.ts';
 import { ValidationError, validate } from '../../src/lib/validation.ts';
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { deviceCookies } from '../../src/auth/device-cookies.ts';
-import { attemptLogin } from '../../src/auth/login.ts';
-import { isAsStrong, parseArgon2, upgradedParams } from '../../src/auth/password-strength.ts';
-import { createPasswordHasher, OWASP_ARGON2ID } from '../../src/auth/passwords.ts';
-import { memoryRateLimitStore } from '../../src/auth/rate-limit-stores.ts';
-import { RateLimiter } from '../../src/auth/rate-limiter.ts';
+import { deviceCookies } from '../../src/auth/login/device-cookies.ts';
+import { attemptLogin } from '../../src/auth/login/login.ts';
+import { isAsStrong, parseArgon2, upgradedParams } from '../../src/auth/passwords/password-strength.ts';
+import { createPasswordHasher, OWASP_ARGON2ID } from '../../src/auth/passwords/passwords.ts';
+import { memoryRateLimitStore } from '../../src/auth/throttle/rate-limit-stores.ts';
+import { RateLimiter } from '../../src/auth/throttle/rate-limiter.ts';
 import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import { fakeClock } from '../../src/lib/clock.ts';

@@ -5,8 +5,8 @@ import {
   memoryRateLimitStore,
   type RateLimitStore,
   redisRateLimitStore,
-} from '../../src/auth/rate-limit-stores.ts';
-import { RateLimiter } from '../../src/auth/rate-limiter.ts';
+} from '../../src/auth/throttle/rate-limit-stores.ts';
+import { RateLimiter } from '../../src/auth/throttle/rate-limiter.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { REDIS_TEST_URL } from '../helpers/databases.ts';
 import { deleteRedisKeys, redisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';

@@ -4,7 +4,7 @@ import {
   parseStatefulDomain,
   StatefulDomainError,
   statefulDomains,
-} from '../../src/auth/stateful-domains.ts';
+} from '../../src/auth/guards/stateful-domains.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const DEFAULTS = ['localhost', 'localhost:3000', '127.0.0.1', '127.0.0.1:8000', '::1'];

@@ -5,7 +5,7 @@ import {
   generateSecret,
   parseLegacyToken,
   parsePlainToken,
-} from '../../src/auth/token-format.ts';
+} from '../../src/auth/tokens/token-format.ts';
 import { crc32Hex } from '../../src/lib/crypto.ts';
 
 /** A well-formed secret for `entropy` (40 alnum), as Sanctum builds it: entropy + crc32b(entropy). */
@@ -121,7 +121,7 @@ describe('bearerFrom', () => {
   });
 });
 
-describe('parseLegacyToken (imported tokens only: CONTRACT §15)', () => {
+describe('parseLegacyToken (imported tokens only: docs/guides/moving-from-laravel.md)', () => {
   test('accepts the forms Sanctum issued before 3.3 and the bare secret', () => {
     assert.deepEqual(parseLegacyToken(`7|${ENTROPY}`), { id: 7, secret: ENTROPY }, 'no checksum');
     assert.deepEqual(parseLegacyToken(ENTROPY), { secret: ENTROPY }, 'bare, before 3.3');

@@ -1,4 +1,4 @@
-import { panelAccessCheck } from '../../auth/panel-access.ts';
+import { panelAccessCheck } from '../../auth/guards/panel-access.ts';
 import { parseDatabaseUrl } from '../../config/database-url.ts';
 import { type DatabaseConfig, loadConfig } from '../../config.ts';
 import { ImportError, importLaravel, type Progress } from '../../import/laravel/import.ts';
@@ -13,7 +13,7 @@ import { withServices } from '../services.ts';
 const USER_MODEL = 'App\\Models\\User';
 
 /**
- * `gatehouse import:laravel --from <url>` (CONTRACT §15): a Laravel application's users and their
+ * `gatehouse import:laravel --from <url>` (docs/guides/moving-from-laravel.md): a Laravel application's users and their
  * Sanctum tokens, copied into Gatehouse's database (DATABASE_URL) in one transaction.
  */
 export const importLaravelCommand: Command = {

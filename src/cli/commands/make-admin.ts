@@ -14,7 +14,7 @@ const FIELDS: readonly Field[] = ['name', 'email', 'password'];
 const ATTEMPTS = 3;
 
 /**
- * `gatehouse make:admin [--name N] [--email E] [--password P]` (CONTRACT §6): creates a verified user
+ * `gatehouse make:admin [--name N] [--email E] [--password P]` (docs/guides/admin-panel.md): creates a verified user
  * that passes the panel-access check. Missing values are asked for on a terminal (the password hidden
  * and asked twice); without a terminal the command refuses instead of hanging on a prompt nobody sees.
  */

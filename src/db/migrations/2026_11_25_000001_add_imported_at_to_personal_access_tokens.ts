@@ -4,7 +4,7 @@ import { timestamp } from './helpers.ts';
 /**
  * When a token was brought over from a Laravel application (null: Gatehouse issued it). Only such
  * tokens authenticate in the older shapes Sanctum issued — no checksum, or a bare secret found by its
- * hash (CONTRACT §15); a token Gatehouse issues keeps the strict `<id>|<prefix><40><crc32b>` form.
+ * hash (docs/guides/mysql.md); a token Gatehouse issues keeps the strict `<id>|<prefix><40><crc32b>` form.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema.alterTable('personal_access_tokens').addColumn('imported_at', timestamp).execute();

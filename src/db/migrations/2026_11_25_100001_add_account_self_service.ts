@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { timestamp } from './helpers.ts';
 
 /**
- * Account self-service (CONTRACT §10):
+ * Account self-service (docs/guides/account.md):
  * - users.pending_email / pending_email_at: a new address waits here until the link sent *to it* is
  *   opened; only then does it replace `email` (one pending change per user: a new request replaces it).
  * - remember_tokens.ip_address / user_agent: a remembered browser whose session has ended is still

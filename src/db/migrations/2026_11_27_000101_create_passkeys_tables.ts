@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { cascade, timestamp, withId } from './helpers.ts';
 
 /**
- * Passkeys (CONTRACT §12; see passkeys/passkeys.table.ts):
+ * Passkeys (docs/guides/passkeys.md; see passkeys/passkeys.table.ts):
  * - passkeys: a user's WebAuthn credentials — public keys only, nothing secret. `credential_hash`
  *   (SHA-256 of the credential id) is the unique lookup key: an id may be up to 1,023 bytes, longer
  *   than MySQL can index in utf8mb4, so the id itself is kept in a text column beside it.

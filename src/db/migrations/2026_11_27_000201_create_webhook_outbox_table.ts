@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { timestamp, withId } from './helpers.ts';
 
 /**
- * Webhook events waiting to be delivered (CONTRACT §14), one row per event and endpoint, written in
+ * Webhook events waiting to be delivered (docs/guides/webhooks.md), one row per event and endpoint, written in
  * the transaction of the change they report. The lease and retry columns are those of mail_outbox.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

@@ -4,7 +4,7 @@ import { forEachRow } from './helpers.ts';
 const PAGE = 1000;
 
 /**
- * E-mails are NFC-normalised before lower-casing since CONTRACT §16 (users/user.ts normaliseEmail).
+ * E-mails are NFC-normalised before lower-casing since docs/security.md (users/user.ts normaliseEmail).
  * An address stored before in another form (an "é" typed as e + combining accent) would no longer be
  * found by any lookup — its owner could not log in or reset — so it is rewritten in NFC here. Where the
  * NFC form already belongs to another account the row is left as it is: which of two accounts keeps

@@ -20,7 +20,7 @@ export interface DocumentSettings {
 }
 
 /**
- * GET /openapi.json (CONTRACT §14): every JSON route, its request body (read off the validation rules
+ * GET /openapi.json (docs/reference/http-api.md): every JSON route, its request body (read off the validation rules
  * the route runs) and its answers. The HTTP test suite checks every JSON answer it receives against
  * this document (test/helpers/openapi.ts), so a route that drifts from it fails a test.
  */

@@ -5,7 +5,7 @@ import { ref } from './schemas.ts';
  * How a route is reached, which decides its security requirement and the refusals it can answer with:
  * - public: anyone;
  * - bearer: `Authorization: Bearer <token>` only;
- * - api: a bearer token, or the web session of an SPA on a stateful domain (CONTRACT §5);
+ * - api: a bearer token, or the web session of an SPA on a stateful domain (docs/guides/sessions-and-spas.md);
  * - session / admin: the web (or panel) session cookie, plus the CSRF token on state changes.
  */
 export type Access = 'public' | 'bearer' | 'api' | 'session' | 'admin';
@@ -24,7 +24,7 @@ export interface Op {
   readonly description?: string;
   readonly tag: string;
   readonly access: Access;
-  /** CONTRACT §10: needs a recent POST /user/confirm-password (else 423). */
+  /** docs/guides/account.md: needs a recent POST /user/confirm-password (else 423). */
   readonly confirmed?: boolean;
   /** The request body (JSON; `form`: also a form, as the pages post it). */
   readonly body?: JsonSchema;
@@ -125,7 +125,7 @@ export function operation(path: string, method: string, op: Op): JsonSchema {
         ]),
       ),
       default: {
-        description: "Any other refusal, in CONTRACT §2's shape.",
+        description: "Any other refusal, in docs/reference/errors.md's shape.",
         content: { 'application/json': { schema: ref('Error') } },
       },
     },

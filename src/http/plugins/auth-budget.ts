@@ -6,7 +6,7 @@ import { expectsJson } from '../negotiation.ts';
 declare module 'fastify' {
   interface FastifyInstance {
     /**
-     * The per-IP authentication budget (CONTRACT §16): the preHandler of EVERY route that checks a
+     * The per-IP authentication budget (docs/security.md): the preHandler of EVERY route that checks a
      * password, a code or a passkey. All of them draw on one count per client IP, so an attacker
      * cannot spread guesses over doors; it runs before the handler, i.e. before any hash is computed.
      */
@@ -28,7 +28,7 @@ const WINDOW_SECONDS = 60;
  * IP_AUTH_LIMIT requests per minute per client IP (0 = off), counted on the shared rate-limit store
  * (Redis when configured: every instance draws on the same budget). Every request counts, not only
  * failures: the point is to bound the argon2 work one address can ask for, and a correct password
- * costs a hash as much as a wrong one. The per-e-mail throttle of §3/§4 stays, behind this one.
+ * costs a hash as much as a wrong one. The per-e-mail throttle of docs/guides/api-tokens.md/docs/guides/sessions-and-spas.md stays, behind this one.
  */
 export const authBudgetPlugin = fp(
   async (app) => {
@@ -41,7 +41,7 @@ export const authBudgetPlugin = fp(
       const { loginGuard } = request.routeOptions.config;
       if (loginGuard !== undefined) auth.countRefusedLogin(loginGuard);
       const seconds = attempt.retryAfterSeconds;
-      // JSON clients get §2's generic text; a form gets the login throttle text, which says how long.
+      // JSON clients get docs/reference/errors.md's generic text; a form gets the login throttle text, which says how long.
       if (expectsJson(request)) throw new TooManyRequestsError(seconds);
       throw new TooManyRequestsError(seconds, 'auth.throttle', { seconds });
     });

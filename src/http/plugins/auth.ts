@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { can } from '../../auth/abilities.ts';
-import { type AuthRequest, type Guard, type Identity, isSessionGuard } from '../../auth/guards.ts';
+import { type AuthRequest, type Guard, type Identity, isSessionGuard } from '../../auth/guards/guards.ts';
+import { can } from '../../auth/tokens/abilities.ts';
 import { bearerChallenge, unauthenticatedChallenge } from '../bearer-challenge.ts';
 import { AuthenticationError, ForbiddenError, MissingAbilityError } from '../errors.ts';
 

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
-/** The routes a single-page app calls cross-origin (CONTRACT §5). Nothing else gets a CORS grant. */
+/** The routes a single-page app calls cross-origin (docs/guides/sessions-and-spas.md). Nothing else gets a CORS grant. */
 const SPA_PATHS = new Set(['/sanctum/csrf-cookie', '/login', '/logout', '/register']);
 const PREFLIGHT_PATHS = ['/api', '/api/*', ...SPA_PATHS];
 

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthService } from '../../auth/auth.service.ts';
-import { guardOwningPath, isSanctumGuard, isSessionGuard } from '../../auth/guards.ts';
+import { guardOwningPath, isSanctumGuard, isSessionGuard } from '../../auth/guards/guards.ts';
 import { crossSiteChecker } from '../cross-site.ts';
 import { CsrfError } from '../errors.ts';
 
@@ -19,7 +19,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
  * no ambient credential.
  *
  * Every request the token is asked of must also not come from another site (cross-site.ts): a
- * foreign Origin or `Sec-Fetch-Site: cross-site` is 419 even with a valid token (CONTRACT §16).
+ * foreign Origin or `Sec-Fetch-Site: cross-site` is 419 even with a valid token (docs/security.md).
  */
 export const csrfPlugin = fp(
   async (app) => {

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { HashQueueFullError } from '../../auth/passwords.ts';
+import { HashQueueFullError } from '../../auth/passwords/passwords.ts';
 import { ValidationError } from '../../lib/validation.ts';
 import { AuthenticationError, HttpError, PasswordConfirmationRequiredError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
@@ -10,7 +10,7 @@ import { currentAccount } from '../routes/web/support.ts';
 import { errorPage } from '../views/error-page.ts';
 import type { Account } from '../views/layout.ts';
 
-/** Fastify's own request errors, mapped to CONTRACT §2 statuses and our messages. */
+/** Fastify's own request errors, mapped to docs/reference/errors.md statuses and our messages. */
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'http.payload_too_large'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'http.unsupported_media_type'],
@@ -28,7 +28,7 @@ export const errorsPlugin = fp(
   async (app) => {
     app.setErrorHandler(async (error: FastifyError, request, reply) => {
       const t = request.t;
-      // Forms render their own errors (http/pages.ts validateForm); any other gets CONTRACT §2 JSON.
+      // Forms render their own errors (http/pages.ts validateForm); any other gets docs/reference/errors.md JSON.
       if (error instanceof ValidationError) {
         return reply.code(422).send({ message: error.summary, errors: error.errors });
       }
@@ -39,7 +39,7 @@ export const errorsPlugin = fp(
         return redirectToConfirmation(request, reply);
       }
       if (error instanceof HashQueueFullError) {
-        // CONTRACT §16: a login flood is answered at once instead of queueing every later login behind it.
+        // docs/security.md: a login flood is answered at once instead of queueing every later login behind it.
         reply.header('retry-after', String(error.retryAfterSeconds));
         const message = t('auth.busy');
         return respond(request, reply, 503, message, message);
@@ -70,7 +70,7 @@ export const errorsPlugin = fp(
 );
 
 /**
- * Messages worded for API clients, as Laravel words them (CONTRACT §2): JSON answers keep them, pages
+ * Messages worded for API clients, as Laravel words them (docs/reference/errors.md): JSON answers keep them, pages
  * explain the status in plain language instead.
  */
 const FOR_API_CLIENTS = new Set([

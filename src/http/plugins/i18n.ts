@@ -5,7 +5,7 @@ import { asLocale, type Locale, negotiateLocale } from '../../i18n/locales.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The request's language (CONTRACT §7), negotiated on first use. */
+    /** The request's language (docs/guides/languages.md), negotiated on first use. */
     readonly locale: Locale;
     /** Translator fixed to the request's language. */
     readonly t: Translate;
@@ -17,7 +17,7 @@ const YEAR_SECONDS = 365 * 24 * 3600;
 type WithLocale = FastifyRequest & { gatehouseLocale: Locale | null };
 
 /**
- * Negotiates each request's language (CONTRACT §7) when something first needs it — a JSON API answer
+ * Negotiates each request's language (docs/guides/languages.md) when something first needs it — a JSON API answer
  * that never does pays nothing — and remembers an explicit `?lang=` in a cookie.
  */
 export const i18nPlugin = fp(

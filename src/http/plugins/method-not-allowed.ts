@@ -7,7 +7,7 @@ const ROUTE_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PA
 
 /**
  * A method the path has no route for (TRACE, PROPFIND, DELETE /login …) is answered 405 with `Allow`
- * listing the path's methods (CONTRACT §16), not 404 — and decided in onRequest, before the CSRF
+ * listing the path's methods (docs/security.md), not 404 — and decided in onRequest, before the CSRF
  * check (preValidation) and any guard (preHandler): the answer says only what the route table says,
  * whoever asks, so it reveals nothing a GET would not, and a method that can do nothing never reaches
  * code that reads a session. A path with no route at all stays 404.

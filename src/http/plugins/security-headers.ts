@@ -18,7 +18,7 @@ export const securityHeadersPlugin = fp(
   async (app) => {
     const { config } = app.services;
     const csp = pageCsp(config.forwardAuthDomains);
-    // Under an https APP_URL the browser is told to use nothing else for a year (CONTRACT §16): a
+    // Under an https APP_URL the browser is told to use nothing else for a year (docs/security.md): a
     // later http:// link or a downgrading network cannot strip TLS off the login form. Not under
     // http, where the header would be ignored anyway (and a test instance must stay reachable).
     const hsts = new URL(config.appUrl).protocol === 'https:';

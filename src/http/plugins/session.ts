@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { sessionGuards } from '../../auth/guards.ts';
+import { sessionGuards } from '../../auth/guards/guards.ts';
 import { HttpSession } from '../session/http-session.ts';
 import { IntendedUrl } from '../session/intended-url.ts';
 import { guardCookies } from '../session/session-cookies.ts';
@@ -80,7 +80,7 @@ export const sessionPlugin = fp(
       async function (this: FastifyRequest, reply: FastifyReply, guard: string) {
         const target = guards.get(guard)?.loginPath ?? '/login';
         // Only our own GET URLs are remembered, so the post-login redirect can never leave the site;
-        // in a cookie, so a guest bounced here costs no session row (CONTRACT §16).
+        // in a cookie, so a guest bounced here costs no session row (docs/security.md).
         if (this.method === 'GET')
           this.intendedUrl(guards.has(guard) ? guard : 'web').remember(reply, this.url);
         return reply.redirect(target);

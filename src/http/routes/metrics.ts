@@ -4,7 +4,7 @@ import { bearerChallenge } from '../bearer-challenge.ts';
 import { HttpError, NotFoundError } from '../errors.ts';
 
 /**
- * GET /metrics (CONTRACT §14): 404 unless METRICS_TOKEN is set, then only with `Authorization: Bearer
+ * GET /metrics (docs/guides/metrics.md): 404 unless METRICS_TOKEN is set, then only with `Authorization: Bearer
  * <METRICS_TOKEN>`. The token is compared in constant time (safeEqual hashes both sides first), so
  * response timing tells nothing about how much of a guess matched.
  */

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { csrfTokenMatches, sessionCsrfToken } from '../../auth/csrf.ts';
-import { endSession } from '../../auth/logout.ts';
-import { REMEMBER_SELECTOR, rememberSelector } from '../../auth/remember-me.ts';
+import { endSession } from '../../auth/login/logout.ts';
+import { REMEMBER_SELECTOR, rememberSelector } from '../../auth/remember-me/remember-me.ts';
+import { csrfTokenMatches, sessionCsrfToken } from '../../auth/sessions/csrf.ts';
 import {
   createGuestSession,
   createSession,
@@ -9,7 +9,7 @@ import {
   type Session,
   type SessionData,
   saveSessionData,
-} from '../../auth/sessions.ts';
+} from '../../auth/sessions/sessions.ts';
 import { hmacSha256Hex } from '../../lib/crypto.ts';
 import type { Services } from '../../services.ts';
 import type { SessionCookies } from './session-cookies.ts';
@@ -19,7 +19,7 @@ import { SessionValues } from './session-values.ts';
 /**
  * One guard's session on one request: loaded lazily (at most once), written back only when something
  * changed (onSend). Guests get a cookie id without a database row until they submit something to keep
- * (CONTRACT §16 "Guests cost nothing"), so anonymous page views cost no writes; their CSRF token is an
+ * (docs/security.md "Guests cost nothing"), so anonymous page views cost no writes; their CSRF token is an
  * HMAC of that id, checked without storage. Which cookie id the browser may use is decided in
  * session-id.ts; the values and their flash in session-values.ts.
  */
@@ -123,7 +123,7 @@ export class HttpSession {
 
   /**
    * A value that stands for this browser's session in server-side state kept apart from the session
-   * row (passkey challenges, CONTRACT §12): an HMAC of the cookie id under APP_KEY, so a row holding it
+   * row (passkey challenges, docs/guides/passkeys.md): an HMAC of the cookie id under APP_KEY, so a row holding it
    * names this browser without revealing or storing the cookie. Creates the cookie id when the browser
    * has none yet. The id changes at login (fixation defence), and with it the binding: what was bound
    * before a login is not reachable after it.

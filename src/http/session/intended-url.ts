@@ -9,7 +9,7 @@ export const INTENDED_MAX = 2048;
 /**
  * Where a login (or a password confirmation) continues: the page a guest was bounced from, or an
  * allowed `/login?redirect=` target. Kept in the browser, in a cookie signed with APP_KEY, not in a
- * session row (CONTRACT §16 "Guests cost nothing"): before this, every cookie-less GET of a protected
+ * session row (docs/security.md "Guests cost nothing"): before this, every cookie-less GET of a protected
  * page stored a guest session holding the URL. Bounded to INTENDED_MAX characters, so the cookie stays
  * under the browsers' 4 KB. The signature (over the guard and the URL) means only URLs this server
  * chose to remember come back; each use still checks them (login-completion.ts: local paths, or

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { type AuthConfig, type SessionGuardConfig, sessionGuards } from '../../auth/guards.ts';
+import { type AuthConfig, type SessionGuardConfig, sessionGuards } from '../../auth/guards/guards.ts';
 import type { Config } from '../../config.ts';
 
 /** What one response sends of a session guard's cookies; undefined leaves a cookie alone. */
@@ -17,7 +17,7 @@ export interface CookiesOut {
  * and Path=/. Under an https APP_URL they are Secure, and the session and remember-me cookies take the
  * `__Host-` prefix: no Domain, so no subdomain can set or read them.
  *
- * With a `domain` (SESSION_DOMAIN, web guard only: forward auth, CONTRACT §13) the cookies carry
+ * With a `domain` (SESSION_DOMAIN, web guard only: forward auth, docs/integrations/forward-auth.md) the cookies carry
  * `Domain=<domain>` so the apps on sibling subdomains send them to their proxy. `__Host-` forbids a
  * Domain, so they take `__Secure-` instead: still refused by browsers unless Secure and set over
  * https. CSRF stays sound: the token is an HMAC of the session id (auth/csrf.ts), so a sibling that
@@ -47,7 +47,7 @@ export class SessionCookies {
     this.intended = `${this.session}_intended`;
   }
 
-  /** Whether this guard has remember-me at all (the panel's has not, CONTRACT §16): its login form offers the box. */
+  /** Whether this guard has remember-me at all (the panel's has not, docs/security.md): its login form offers the box. */
   get offersRememberMe(): boolean {
     return this.remember !== null;
   }

@@ -1,4 +1,4 @@
-import { isIssuedSessionId, isSessionId, issueSessionId } from '../../auth/sessions.ts';
+import { isIssuedSessionId, isSessionId, issueSessionId } from '../../auth/sessions/sessions.ts';
 
 /**
  * This browser's session cookie id on one request, and whether a new one goes out with the response.

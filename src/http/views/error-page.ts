@@ -28,7 +28,7 @@ const KNOWN = new Set([403, 404, 419, 429, 500, 503]);
 export function errorPage(request: FastifyRequest, view: ErrorPageView): Html {
   const t = request.t;
   const kind = KNOWN.has(view.status) ? String(view.status) : view.status >= 500 ? '500' : 'other';
-  // 419 keeps Laravel's page title, "Page Expired" (CONTRACT §2); the text below explains it.
+  // 419 keeps Laravel's page title, "Page Expired" (docs/reference/errors.md); the text below explains it.
   const title = kind === '419' ? t('http.page_expired') : t(`http.errors.${kind}.title`);
   const text =
     kind === '429' && view.retryAfter !== null

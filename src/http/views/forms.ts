@@ -40,7 +40,7 @@ export function formState(body: Readonly<Record<string, unknown>>, errors?: Erro
 
 /**
  * The errors as a page shows them. Laravel reports "confirmation does not match" on `password` (JSON
- * clients keep that key, CONTRACT §2), but a person has to fix the confirmation field: on a page the
+ * clients keep that key, docs/reference/errors.md), but a person has to fix the confirmation field: on a page the
  * message stands there, and that field is the one marked invalid.
  */
 export function pageErrors(error: ValidationError): Errors {

@@ -79,7 +79,7 @@ function splitUrl(url: string): [string, string] {
 }
 
 /**
- * The request path as a link that stays on this site (CONTRACT §16): browsers read `\\` as `/` and
+ * The request path as a link that stays on this site (docs/security.md): browsers read `\\` as `/` and
  * drop tabs and newlines inside URLs, so a path that would then start with two slashes (`//evil.example`,
  * `/\\evil.example`) would be a link to another host. It loses the extra leading slashes instead.
  */

@@ -40,7 +40,7 @@ export type Progress = (phase: 'users' | 'tokens', done: number, total: number) 
 export class ImportError extends Error {}
 
 /**
- * Copies a Laravel application's users and their Sanctum tokens into Gatehouse (CONTRACT §15).
+ * Copies a Laravel application's users and their Sanctum tokens into Gatehouse (docs/guides/moving-from-laravel.md).
  *
  * All or nothing: the source is read in one read-only snapshot and everything is written in ONE
  * transaction of the target, so a source that fails half-way (or any other error) leaves the target

@@ -1,4 +1,4 @@
-import type { NewAccessTokenRow } from '../../auth/access-tokens.table.ts';
+import type { NewAccessTokenRow } from '../../auth/tokens/access-tokens.table.ts';
 import { isEmail } from '../../lib/validation.ts';
 import { normaliseEmail } from '../../users/user.ts';
 import type { NewUserRow } from '../../users/users.table.ts';

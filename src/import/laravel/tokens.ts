@@ -1,4 +1,4 @@
-import type { NewAccessTokenRow } from '../../auth/access-tokens.table.ts';
+import type { NewAccessTokenRow } from '../../auth/tokens/access-tokens.table.ts';
 import type { Db } from '../../db/schema.ts';
 import { laravelId, type RowContext, toTokenRow } from './rows.ts';
 import type { SourceReader } from './source.ts';

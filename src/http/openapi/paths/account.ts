@@ -13,10 +13,10 @@ const access = 'session';
 const message = (description: string) => ({ description, json: ref('Message') });
 const notFound = message('Not one of your ids.');
 const done = (description: string) => ({ 204: { description } });
-/** On every route that checks the user's password (CONTRACT §16, bounded hashing). */
+/** On every route that checks the user's password (docs/security.md, bounded hashing). */
 const busy = message('Too many password checks are waiting; `Retry-After`.');
 
-/** CONTRACT §10 and §11: the signed-in user's own account (web session or SPA session). */
+/** docs/guides/account.md and docs/guides/two-factor.md: the signed-in user's own account (web session or SPA session). */
 export function accountPaths(abilityCatalogue: readonly string[]): Record<string, Record<string, Op>> {
   const tag = 'Account';
   const twoFactor = 'Two-factor authentication';

@@ -27,7 +27,7 @@ function action(summary: string, refusals: Record<number, string> = {}): Record<
   };
 }
 
-/** CONTRACT §6: the panel as a JSON client meets it (its own session cookie and CSRF token). */
+/** docs/guides/admin-panel.md: the panel as a JSON client meets it (its own session cookie and CSRF token). */
 export const adminPaths: Record<string, Record<string, Op>> = {
   '/admin/login': {
     post: {

@@ -11,7 +11,7 @@ const forbidden = {
   json: ref('Message'),
 };
 
-/** CONTRACT §3: bearer tokens and the routes they protect. */
+/** docs/guides/api-tokens.md: bearer tokens and the routes they protect. */
 export const apiPaths: Record<string, Record<string, Op>> = {
   '/api/tokens': {
     post: {

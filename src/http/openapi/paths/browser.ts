@@ -1,4 +1,4 @@
-import { forgotPasswordSchema, resetPasswordSchema } from '../../../auth/password-reset.ts';
+import { forgotPasswordSchema, resetPasswordSchema } from '../../../auth/password-reset/password-reset.ts';
 import { registrationSchema } from '../../../users/registration.ts';
 import { loginSchema } from '../../login-form.ts';
 import { challengeSchema } from '../../two-factor-challenge.ts';
@@ -11,7 +11,7 @@ const form = true;
 const message = (description: string) => ({ description, json: ref('Message') });
 
 /**
- * CONTRACT §4, §5, §11: the browser routes as a JSON client (`Accept: application/json`, e.g. an SPA on a
+ * docs/guides/sessions-and-spas.md, docs/guides/two-factor.md: the browser routes as a JSON client (`Accept: application/json`, e.g. an SPA on a
  * stateful domain) meets them. Browsers posting the forms get pages and redirects instead.
  */
 export const browserPaths: Record<string, Record<string, Op>> = {
@@ -123,7 +123,7 @@ export const browserPaths: Record<string, Record<string, Op>> = {
   '/two-factor-challenge': { post: challenge('Finish a login with a TOTP `code` or a `recovery_code`', tag) },
 };
 
-/** The second step of a login whose password was right (CONTRACT §11), for the web and the panel. */
+/** The second step of a login whose password was right (docs/guides/two-factor.md), for the web and the panel. */
 export function challenge(summary: string, tag: string): Op {
   return {
     tag,

@@ -17,7 +17,7 @@ const requirements = [
   },
 ];
 
-/** One forward-auth endpoint (CONTRACT §13): the proxy asks about each request of the app it guards. */
+/** One forward-auth endpoint (docs/integrations/forward-auth.md): the proxy asks about each request of the app it guards. */
 function forwardAuth(summary: string, guest: Record<number, { description: string; json?: JsonSchema }>): Op {
   return {
     tag: 'Forward authentication',
@@ -45,7 +45,7 @@ function forwardAuth(summary: string, guest: Record<number, { description: strin
   };
 }
 
-/** CONTRACT §8, §13, §14: health, readiness, metrics, this document, forward authentication. */
+/** docs/guides/operations.md, docs/integrations/forward-auth.md, docs/guides/webhooks.md: health, readiness, metrics, this document, forward authentication. */
 export const opsPaths: Record<string, Record<string, Op>> = {
   '/health': {
     get: {

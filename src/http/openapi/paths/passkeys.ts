@@ -36,7 +36,7 @@ const passkey = (withLastUse: boolean): JsonSchema => {
   return { type: 'object', properties, required: Object.keys(properties), additionalProperties: false };
 };
 
-/** CONTRACT §12: passkeys on the account page (password-confirmed) and the passkey sign-in. */
+/** docs/guides/passkeys.md: passkeys on the account page (password-confirmed) and the passkey sign-in. */
 export const passkeyPaths: Record<string, Record<string, Op>> = {
   '/user/passkeys': {
     get: {

@@ -13,7 +13,7 @@ import { ACCOUNT_GUARDS, accountDone, accountForm, idParam } from './support.ts'
 export const NEW_TOKEN_FLASH = 'new_token';
 
 /**
- * GET/POST /user/api-tokens, PUT/DELETE /user/api-tokens/{id} (CONTRACT §10): tokens made in the
+ * GET/POST /user/api-tokens, PUT/DELETE /user/api-tokens/{id} (docs/guides/account.md): tokens made in the
  * browser with abilities from TOKEN_ABILITIES, so nobody has to send their password to /api/tokens.
  * The plaintext is shown once: JSON gets it in the 201, a browser on the next page view only
  * (flashed, so a reload does not show it again).

@@ -11,7 +11,7 @@ export async function currentBrowser(request: FastifyRequest): Promise<CurrentBr
   return { key: session.key, rememberSelector: session.rememberSelector };
 }
 
-/** CONTRACT §10's JSON shape of one browser session. */
+/** docs/guides/account.md's JSON shape of one browser session. */
 export function sessionJson(session: BrowserSession) {
   return {
     id: session.id,
@@ -26,7 +26,7 @@ export function sessionJson(session: BrowserSession) {
 }
 
 /**
- * GET /user/sessions, DELETE /user/sessions/{id}, DELETE /user/other-browser-sessions (CONTRACT §10).
+ * GET /user/sessions, DELETE /user/sessions/{id}, DELETE /user/other-browser-sessions (docs/guides/account.md).
  * Ids are opaque HMACs (account/browser-sessions.ts): one from another account is simply unknown (404).
  */
 export async function browserSessionRoutes(app: FastifyInstance) {
@@ -52,7 +52,7 @@ export async function browserSessionRoutes(app: FastifyInstance) {
     return accountDone(request, reply, section, request.t('account.session_ended'));
   });
 
-  // A password check like any other: inside the per-IP auth budget (CONTRACT §16).
+  // A password check like any other: inside the per-IP auth budget (docs/security.md).
   formRoute(app, 'DELETE', '/user/other-browser-sessions', [web, app.authBudget], async (request, reply) => {
     const t = request.t;
     const render = accountForm(request, section);

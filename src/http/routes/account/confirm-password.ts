@@ -8,7 +8,7 @@ import type { FormState } from '../../views/forms.ts';
 import { ACCOUNT_GUARDS, refusePassword, validatePasswordForm } from './support.ts';
 
 /**
- * GET/POST /user/confirm-password and GET /user/confirmed-password-status (CONTRACT §10). Success
+ * GET/POST /user/confirm-password and GET /user/confirmed-password-status (docs/guides/account.md). Success
  * stamps the session for PASSWORD_TIMEOUT seconds and returns to the intended URL (JSON 204); a
  * wrong password is 422 on `password` and counts toward the login throttle.
  */
@@ -28,7 +28,7 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
     sendPage(reply, render(request, {})),
   );
 
-  // The per-IP auth budget (CONTRACT §16) before the password is hashed.
+  // The per-IP auth budget (docs/security.md) before the password is hashed.
   app.post('/user/confirm-password', { preHandler: [guard, app.authBudget] }, async (request, reply) => {
     const validated = await validatePasswordForm(request, reply, (state) => render(request, state));
     if (!validated.ok) return validated.reply;

@@ -5,7 +5,7 @@ import { auditContext } from '../../request-context.ts';
 import { ACCOUNT_GUARDS } from './support.ts';
 
 /**
- * GET /user/export (CONTRACT §10): everything stored about the user as a JSON download, behind a
+ * GET /user/export (docs/guides/account.md): everything stored about the user as a JSON download, behind a
  * password confirmation (a session left open must not hand the account's history to whoever sits
  * down at it). What goes in, and what never does, is account/data-export.ts's business.
  */

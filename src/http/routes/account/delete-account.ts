@@ -10,7 +10,7 @@ import { ACCOUNT_GUARDS, accountForm, refusePassword, validatePasswordForm } fro
 export const ACCOUNT_ERROR = 'account';
 
 /**
- * DELETE /user (CONTRACT §10), also as a form POST with `_method=DELETE`: the password (422 when
+ * DELETE /user (docs/guides/account.md), also as a form POST with `_method=DELETE`: the password (422 when
  * wrong, counted like a login attempt), then everything of the account goes in one transaction
  * (account/account-deletion.ts). This browser is signed out with it: its session and remember-me rows
  * went in that transaction, and the cookies are replaced here. 302 / with a goodbye line (JSON 204).
@@ -19,7 +19,7 @@ export async function deleteAccountRoutes(app: FastifyInstance) {
   const { account } = app.services;
   const section = 'delete-account';
 
-  // A password check like any other: inside the per-IP auth budget (CONTRACT §16).
+  // A password check like any other: inside the per-IP auth budget (docs/security.md).
   const preHandler = [app.requireAuth(ACCOUNT_GUARDS), app.authBudget];
   formRoute(app, 'DELETE', '/user', preHandler, async (request, reply) => {
     const t = request.t;

@@ -11,7 +11,7 @@ import { profileInformationRoutes } from './profile-information.ts';
 import { twoFactorRoutes } from './two-factor.ts';
 
 /**
- * Account self-service under /user (CONTRACT §10) and its page, /profile: the web session guard (a
+ * Account self-service under /user (docs/guides/account.md) and its page, /profile: the web session guard (a
  * guest gets 302 /login, JSON 401), CSRF on every change, password confirmation where the contract
  * asks for it (http/password-confirmation.ts). Forms reach PUT and DELETE through `_method`
  * (http/form-methods.ts). Each route file is thin: validate, call services.account, answer.

@@ -3,7 +3,7 @@ import { sendPage } from '../../pages.ts';
 import { requireVerifiedEmail } from '../web/support.ts';
 import { ACCOUNT_GUARDS, accountPageHtml } from './support.ts';
 
-/** GET /profile: the account page (CONTRACT §10); a session and a verified address (CONTRACT §4). */
+/** GET /profile: the account page (docs/guides/account.md); a session and a verified address (docs/guides/sessions-and-spas.md). */
 export async function accountPageRoutes(app: FastifyInstance) {
   app.get(
     '/profile',

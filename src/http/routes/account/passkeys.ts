@@ -20,7 +20,7 @@ export const passkeyCreateSchema = {
 };
 export const passkeyRenameSchema = { name: nameRule };
 
-/** CONTRACT §12's JSON shape of one passkey. */
+/** docs/guides/passkeys.md's JSON shape of one passkey. */
 export function passkeyJson(passkey: PasskeySummary) {
   return {
     id: passkey.id,
@@ -34,7 +34,7 @@ const isoTime = (ms: number) => new Date(ms).toISOString();
 
 /**
  * GET /user/passkeys, GET /user/passkeys/options, POST /user/passkeys, PUT /user/passkeys/{id} (a new
- * name, as Jetstream's PUT /user/api-tokens/{id}), DELETE /user/passkeys/{id} (CONTRACT §12). All need
+ * name, as Jetstream's PUT /user/api-tokens/{id}), DELETE /user/passkeys/{id} (docs/guides/passkeys.md). All need
  * the web session and a password confirmation younger than PASSWORD_TIMEOUT: a session left open on a
  * shared computer must not be able to plant a passkey, which would outlive a password change. Whatever
  * the two-factor setting: a passkey is not gated on it (Authelia #13066).

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { passwordChangeSchema } from '../../../account/password-change.ts';
-import { withPasswordFacts } from '../../../auth/password-policy.ts';
+import { withPasswordFacts } from '../../../auth/passwords/password-policy.ts';
 import { validate } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
 import { validateForm } from '../../pages.ts';
@@ -8,7 +8,7 @@ import { auditContext } from '../../request-context.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword } from './support.ts';
 
 /**
- * PUT /user/password (CONTRACT §10). The use case ends every session and remember-me token of the
+ * PUT /user/password (docs/guides/account.md). The use case ends every session and remember-me token of the
  * user; this browser is then signed in again under a fresh id (HttpSession.login), keeping a
  * remember-me cookie only if it had one — a new one, since the old token is gone.
  */
@@ -16,13 +16,13 @@ export async function passwordRoutes(app: FastifyInstance) {
   const { account } = app.services;
   const section = 'password';
 
-  // A password check like any other: inside the per-IP auth budget (CONTRACT §16).
+  // A password check like any other: inside the per-IP auth budget (docs/security.md).
   const preHandler = [app.requireAuth(ACCOUNT_GUARDS), app.authBudget];
   formRoute(app, 'PUT', '/user/password', preHandler, async (request, reply) => {
     const t = request.t;
     const render = accountForm(request, section);
     const user = request.identity!.user;
-    // The new password is judged against this account's address and name too (CONTRACT §16).
+    // The new password is judged against this account's address and name too (docs/security.md).
     const facts = { appName: app.services.config.appName, email: user.email, name: user.name };
     const validated = await validateForm(
       request,

@@ -10,7 +10,7 @@ import { ACCOUNT_GUARDS, accountDone, accountForm } from './support.ts';
 
 /**
  * PUT /user/profile-information (name at once; a new address pending until its link is opened),
- * DELETE /user/pending-email (cancel that), GET /email/change/{id}/{hash} (the link). CONTRACT §10.
+ * DELETE /user/pending-email (cancel that), GET /email/change/{id}/{hash} (the link). docs/guides/account.md.
  */
 export async function profileInformationRoutes(app: FastifyInstance) {
   const { account } = app.services;

@@ -38,7 +38,7 @@ export function validatePasswordForm(
 /**
  * A refused password check, answered like the login form answers one: 422 with `message` on the
  * password field, or 429 with auth.throttle and Retry-After once the login throttle is spent. JSON
- * clients get CONTRACT §2's body; browsers the form again (`render`), its password cleared.
+ * clients get docs/reference/errors.md's body; browsers the form again (`render`), its password cleared.
  */
 export async function refusePassword(
   request: FastifyRequest,

@@ -24,8 +24,8 @@ class NotEnrolledError extends HttpError {
 }
 
 /**
- * Two-factor management (CONTRACT §11), Fortify's routes: every one needs the web session and a
- * password confirmation younger than PASSWORD_TIMEOUT (§10), so a session left open on a shared
+ * Two-factor management (docs/guides/two-factor.md), Fortify's routes: every one needs the web session and a
+ * password confirmation younger than PASSWORD_TIMEOUT (docs/guides/account.md), so a session left open on a shared
  * computer cannot read the secret, the recovery codes, or switch two-factor off.
  */
 export async function twoFactorRoutes(app: FastifyInstance) {

@@ -8,7 +8,7 @@ import type { FormState } from '../../views/forms.ts';
 import { loginPage } from '../../views/pages/login.ts';
 
 /**
- * The panel's own login (CONTRACT §6): the same form rules as /login, but the admin session guard,
+ * The panel's own login (docs/guides/admin-panel.md): the same form rules as /login, but the admin session guard,
  * its own throttle key and audit events, and the admins provider — so a user the panel check refuses
  * gets the answer of a wrong password (auth.failed, same status and timing) and no session.
  */

@@ -9,7 +9,7 @@ import { finishAction, idParam, takeFlash } from './support.ts';
 const DELIVERIES_PER_PAGE = 50;
 
 /**
- * The panel's webhook page (CONTRACT §14): recent deliveries with their state, and Retry, which
+ * The panel's webhook page (docs/guides/webhooks.md): recent deliveries with their state, and Retry, which
  * makes an undelivered one due now (a POST behind the admin guard and its CSRF token, audited).
  */
 export async function adminWebhookRoutes(app: FastifyInstance) {

@@ -1,4 +1,4 @@
-import { type AccessToken, tokenFacts } from '../../../auth/access-tokens.ts';
+import { type AccessToken, tokenFacts } from '../../../auth/tokens/access-tokens.ts';
 import type { User } from '../../../users/user.ts';
 
 /**

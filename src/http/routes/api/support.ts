@@ -22,7 +22,7 @@ export function apiThrottle(app: FastifyInstance) {
     const attempt = await limiter.attempt(key, limit);
     reply.header('x-ratelimit-limit', limit.max);
     if (!attempt.allowed) {
-      // In front of POST /api/tokens: a login attempt all the same, counted once as throttled (§14).
+      // In front of POST /api/tokens: a login attempt all the same, counted once as throttled (docs/guides/webhooks.md).
       const { loginGuard } = request.routeOptions.config;
       if (loginGuard !== undefined) auth.countRefusedLogin(loginGuard);
       reply.header('x-ratelimit-remaining', 0);

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ABILITY_PATTERN } from '../../../auth/abilities.ts';
+import { ABILITY_PATTERN } from '../../../auth/tokens/abilities.ts';
 import { parseId } from '../../../db/ids.ts';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
 import type { Proof } from '../../../two-factor/two-factor.ts';
@@ -25,7 +25,7 @@ export const issueSchema = {
     ),
   ),
   expires_in: field.optional(rules.integer(1, MAX_EXPIRES_IN)),
-  // The second factor (CONTRACT §11), read only for a user with two-factor on.
+  // The second factor (docs/guides/two-factor.md), read only for a user with two-factor on.
   code: field.optional(rules.string(), rules.max(64)),
   recovery_code: field.optional(rules.string(), rules.max(64)),
 };
@@ -49,7 +49,7 @@ function secondFactor(input: IssueInput): Proof | undefined {
   return undefined;
 }
 
-/** POST /api/tokens (credentials → token), GET /api/tokens, and the revocations (CONTRACT §3). */
+/** POST /api/tokens (credentials → token), GET /api/tokens, and the revocations (docs/guides/api-tokens.md). */
 export async function tokenRoutes(app: FastifyInstance) {
   const { tokens } = app.services.auth;
   const throttle = apiThrottle(app);

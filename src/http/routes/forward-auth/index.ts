@@ -10,7 +10,7 @@ import { trustedPeer } from '../../trust-proxy.ts';
 const FORWARD_GUARDS: readonly string[] = ['web', 'api'];
 
 /**
- * CONTRACT §13: `GET /auth/request` (nginx auth_request) and `GET /auth/forward` (Traefik ForwardAuth,
+ * docs/integrations/forward-auth.md: `GET /auth/request` (nginx auth_request) and `GET /auth/forward` (Traefik ForwardAuth,
  * Caddy forward_auth). A proxy asks one of them before every request to the app it protects, so they
  * do exactly the work of a bearer check: the session or token lookup through the kept lookups of
  * db/fast-path/ (sessions are only peeked at: nothing is written per request beyond the once-a-minute
@@ -43,7 +43,7 @@ export async function forwardAuthRoutes(app: FastifyInstance) {
     reply.header('cache-control', 'no-store');
     const requirements = parseRequirements(request.query as Record<string, unknown>);
     if ('invalid' in requirements) {
-      // A configuration error of the proxy, not of the visitor: said plainly, in CONTRACT §2's shape.
+      // A configuration error of the proxy, not of the visitor: said plainly, in docs/reference/errors.md's shape.
       const field = requirements.invalid;
       const message =
         field === 'verified'

@@ -11,7 +11,7 @@ const resendKey = (userId: number) => `verification:${userId}`;
 
 /**
  * GET /email/verify (notice), POST /email/verification-notification (resend), and the link itself,
- * GET /email/verify/{id}/{hash}?expires=&signature= (CONTRACT §4). All need the web session: a guest
+ * GET /email/verify/{id}/{hash}?expires=&signature= (docs/guides/sessions-and-spas.md). All need the web session: a guest
  * opening a link is sent to log in and brought back to it (the intended URL).
  */
 export async function emailVerificationRoutes(app: FastifyInstance) {

@@ -32,14 +32,14 @@ async function lead(request: FastifyRequest) {
   return request.t('forward.continue_to', { host: new URL(target).host });
 }
 
-/** GET/POST /login and POST /logout of the web guard (CONTRACT §4). */
+/** GET/POST /login and POST /logout of the web guard (docs/guides/sessions-and-spas.md). */
 export async function loginRoutes(app: FastifyInstance) {
   const { config } = app.services;
   const { forwardAuth } = app.services;
   const render = webLoginPage;
 
   /**
-   * `/login?redirect=<absolute URL>` (CONTRACT §13, the login wall of forward auth): an allowed target
+   * `/login?redirect=<absolute URL>` (docs/integrations/forward-auth.md, the login wall of forward auth): an allowed target
    * is remembered as the intended URL, so the password form, the two-factor challenge and a passkey all
    * end there through completeLogin; a browser already signed in (or restored by its remember-me
    * cookie on this very request) goes there at once. Any other value is ignored, never echoed.

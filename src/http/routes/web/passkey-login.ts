@@ -17,7 +17,7 @@ export const passkeyLoginSchema = {
 };
 
 /**
- * GET /passkeys/login/options and POST /passkeys/login (CONTRACT §12): sign-in with a discoverable
+ * GET /passkeys/login/options and POST /passkeys/login (docs/guides/passkeys.md): sign-in with a discoverable
  * passkey, no e-mail asked. Success ends in completeLogin with proof 'passkey' (fresh session id, the
  * intended URL, JSON 204; no two-factor challenge, unless the authenticator did not verify the person
  * and the user has two-factor on). Failure: 422 on `credential` with auth.failed.
@@ -41,7 +41,7 @@ export async function passkeyLoginRoutes(app: FastifyInstance) {
     return passkeys.loginOptions(passkeyBinding(request), clock.now());
   });
 
-  // Inside the per-IP budget of every password, code or passkey check (CONTRACT §16), before any work.
+  // Inside the per-IP budget of every password, code or passkey check (docs/security.md), before any work.
   app.post(
     '/passkeys/login',
     { preHandler: app.authBudget, config: { loginGuard: 'web' } },

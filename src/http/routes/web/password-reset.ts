@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { withPasswordFacts } from '../../../auth/password-policy.ts';
-import { forgotPasswordSchema, type ResetInput, resetPasswordSchema } from '../../../auth/password-reset.ts';
+import {
+  forgotPasswordSchema,
+  type ResetInput,
+  resetPasswordSchema,
+} from '../../../auth/password-reset/password-reset.ts';
+import { withPasswordFacts } from '../../../auth/passwords/password-policy.ts';
 import { isEmail, validate, validationError } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
@@ -10,7 +14,7 @@ import { forgotPasswordPage } from '../../views/pages/forgot-password.ts';
 import { resetPasswordPage } from '../../views/pages/reset-password.ts';
 
 /**
- * GET/POST /forgot-password, GET /reset-password/{token}?email=, POST /reset-password (CONTRACT §4).
+ * GET/POST /forgot-password, GET /reset-password/{token}?email=, POST /reset-password (docs/guides/sessions-and-spas.md).
  * The reset token travels in the URL path, so its pages send `Referrer-Policy: no-referrer` (no link
  * or sub-resource on them can leak it) and the request log redacts that path segment.
  */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { withPasswordFacts } from '../../../auth/password-policy.ts';
+import { withPasswordFacts } from '../../../auth/passwords/password-policy.ts';
 import { validate } from '../../../lib/validation.ts';
 import { type RegistrationInput, registrationSchema } from '../../../users/registration.ts';
 import { expectsJson } from '../../negotiation.ts';
@@ -9,7 +9,7 @@ import { auditContext } from '../../request-context.ts';
 import type { FormState } from '../../views/forms.ts';
 import { registerPage } from '../../views/pages/register.ts';
 
-/** GET/POST /register (CONTRACT §4): success logs the new user in and goes to /dashboard. */
+/** GET/POST /register (docs/guides/sessions-and-spas.md): success logs the new user in and goes to /dashboard. */
 export async function registerRoutes(app: FastifyInstance) {
   const { services } = app;
   const render = async (request: FastifyRequest, state: FormState) =>

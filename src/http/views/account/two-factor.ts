@@ -124,7 +124,7 @@ function postButton(csrf: string, action: string, label: string, variant = ''): 
   return html`<form method="post" action="${action}" class="inline">${csrfField(csrf)}<button type="submit" class="button ${variant}">${label}</button></form>`;
 }
 
-/** Turning off (or abandoning a setup): DELETE through the form's `_method` (CONTRACT §10). */
+/** Turning off (or abandoning a setup): DELETE through the form's `_method` (docs/guides/account.md). */
 function deleteButton(csrf: string, label: string, variant = 'danger-outline'): Html {
   return html`<form method="post" action="/user/two-factor-authentication" class="inline">${csrfField(csrf)}<input type="hidden" name="_method" value="DELETE"><button type="submit" class="button ${variant}">${label}</button></form>`;
 }

@@ -49,7 +49,7 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
           html`<span class="muted">✓</span>`,
         );
   const self = html`<span class="muted small">${t('admin.user.this_is_you')}</span>`;
-  // The panel offers no button the owner rule would refuse (CONTRACT §16; admin/user-actions.ts).
+  // The panel offers no button the owner rule would refuse (docs/security.md; admin/user-actions.ts).
   const owner = html`<span class="muted small" title="${t('admin.user.owner_help')}">${t('admin.user.owner')}</span>`;
   const status =
     user.disabledAt === null

@@ -15,7 +15,7 @@ export interface LoginPageOptions {
   /** The header's account links (null: guest links); the panel leaves it out. */
   account?: Account | null;
   /**
-   * Offer "Sign in with a passkey" (the web login, CONTRACT §12): a form posting to /passkeys/login
+   * Offer "Sign in with a passkey" (the web login, docs/guides/passkeys.md): a form posting to /passkeys/login
    * that /assets/passkeys.js fills with the browser's answer, and conditional UI on the e-mail field.
    */
   passkeys?: boolean;

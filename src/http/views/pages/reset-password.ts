@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../auth/password-policy.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../auth/passwords/password-policy.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, formTitle, input, passwordRules } from '../forms.ts';
 import { layout } from '../layout.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { LinkCheck } from '../../../auth/email-verification.ts';
+import type { LinkCheck } from '../../../auth/verification/email-verification.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { breakableEmail } from '../format.ts';

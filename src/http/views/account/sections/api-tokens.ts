@@ -1,4 +1,4 @@
-import type { AccessToken } from '../../../../auth/access-tokens.ts';
+import type { AccessToken } from '../../../../auth/tokens/access-tokens.ts';
 import { type Html, html } from '../../../../lib/html.ts';
 import { NEW_TOKEN_FLASH } from '../../../routes/account/api-tokens.ts';
 import { formatDateTime } from '../../format.ts';

@@ -10,7 +10,7 @@ import { profileInformationSection } from './profile-information.ts';
 import { twoFactorSection } from './two-factor.ts';
 
 /**
- * The sections of /profile, in the order CONTRACT §10 lists them. A feature adds its own file here
+ * The sections of /profile, in the order docs/guides/account.md lists them. A feature adds its own file here
  * and one line in this list: two-factor authentication (issue 17) goes right after `passwordSection`,
  * passkeys (issue 18) after it. Each section's title is `account.section.<id>` in i18n.
  */

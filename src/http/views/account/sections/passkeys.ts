@@ -11,7 +11,7 @@ export function renameSection(passkeyId: number): string {
 }
 
 /**
- * Passkeys (CONTRACT §12): the list (added, last used), rename and delete as plain forms (`_method`),
+ * Passkeys (docs/guides/passkeys.md): the list (added, last used), rename and delete as plain forms (`_method`),
  * and "Add a passkey": a form with the name that /assets/passkeys.js completes with the browser's own
  * dialog. Every action is password-confirmed on the server; an expired confirmation sends the browser
  * to the form and back here. Offered whatever the two-factor setting is.

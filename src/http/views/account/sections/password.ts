@@ -1,4 +1,4 @@
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../../auth/password-policy.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../../auth/passwords/password-policy.ts';
 import { html } from '../../../../lib/html.ts';
 import { csrfField, input, passwordRules } from '../../forms.ts';
 import { type AccountSection, sectionCard, sectionState } from '../page.ts';

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { Config } from '../config.ts';
-import { parseId } from '../db/ids.ts';
-import type { Database, Db } from '../db/schema.ts';
-import { hmacSha256Hex, safeEqual, sha1Hex } from '../lib/crypto.ts';
-import type { Mailing } from '../mail/mailing.ts';
-import { verifyEmailMessage } from '../mail/messages.ts';
-import type { User } from '../users/user.ts';
-import { setEmailVerified } from '../users/users.repository.ts';
+import { type AuditContext, recordAudit } from '../../audit/audit.ts';
+import type { Config } from '../../config.ts';
+import { parseId } from '../../db/ids.ts';
+import type { Database, Db } from '../../db/schema.ts';
+import { hmacSha256Hex, safeEqual, sha1Hex } from '../../lib/crypto.ts';
+import type { Mailing } from '../../mail/mailing.ts';
+import { verifyEmailMessage } from '../../mail/messages.ts';
+import type { User } from '../../users/user.ts';
+import { setEmailVerified } from '../../users/users.repository.ts';
 
 /**
  * E-mail verification links, Laravel-compatible in spirit:
@@ -33,7 +33,7 @@ export interface SignedLink {
   readonly expires: number;
 }
 
-/** Where a signed e-mail link points: verification (CONTRACT §4) or an address change (§10). */
+/** Where a signed e-mail link points: verification (docs/guides/sessions-and-spas.md) or an address change (docs/guides/account.md). */
 export type EmailLinkPath = '/email/verify' | '/email/change';
 
 function unsignedUrl(
@@ -148,7 +148,7 @@ export async function queueVerificationMail(
   const link = verificationLink(settings, user, now);
   const message = verifyEmailMessage(
     mailing.context,
-    // No name: this address is the one not proven yet (CONTRACT §16, mail/messages.ts recipientFor).
+    // No name: this address is the one not proven yet (docs/security.md, mail/messages.ts recipientFor).
     { email: user.email, locale: user.locale },
     { url: link.url, signature: link.signature, expiresInMinutes: settings.expireMinutes },
   );

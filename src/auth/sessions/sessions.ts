@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Db } from '../db/schema.ts';
-import { MINUTE } from '../lib/clock.ts';
-import { randomToken, sha256Hex } from '../lib/crypto.ts';
-import { toUser } from '../users/user.ts';
-import type { ReadAlong } from './access-tokens.ts';
+import type { Db } from '../../db/schema.ts';
+import { MINUTE } from '../../lib/clock.ts';
+import { randomToken, sha256Hex } from '../../lib/crypto.ts';
+import { toUser } from '../../users/user.ts';
+import type { ReadAlong } from '../tokens/access-tokens.ts';
 import {
   deleteDeadSessions,
   deleteSessionRow,
@@ -58,7 +58,7 @@ const ID_TAG_BYTES = 16;
  * A new session cookie value (43 base64url characters, as ever): 128 random bits from the CSPRNG —
  * far beyond guessing — followed by a 128-bit HMAC of them under APP_KEY. The tag lets the server
  * tell, without storage, an id it issued from one a client made up or an attacker planted in a
- * victim's browser (CONTRACT §16: never adopted), so a guest can hold an id, and a CSRF token made
+ * victim's browser (docs/security.md: never adopted), so a guest can hold an id, and a CSRF token made
  * from it, before any row exists.
  */
 export function issueSessionId(appKey: Buffer): string {

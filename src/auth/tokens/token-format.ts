@@ -1,5 +1,5 @@
-import { MAX_ID } from '../db/ids.ts';
-import { crc32Hex, crc32Matches, randomAlnum } from '../lib/crypto.ts';
+import { MAX_ID } from '../../db/ids.ts';
+import { crc32Hex, crc32Matches, randomAlnum } from '../../lib/crypto.ts';
 
 /**
  * Sanctum's secret: <prefix><40 random [A-Za-z0-9]><crc32b of those 40>. The checksum lets secret
@@ -31,7 +31,7 @@ export function parsePlainToken(plain: string): ParsedToken | null {
 const PLAIN_TOKEN = /^([1-9][0-9]{0,9})\|[A-Za-z0-9_-]{0,32}([A-Za-z0-9]{40})([0-9a-f]{8})$/;
 
 /**
- * The older plaintext forms Sanctum issued, for tokens imported from Laravel only (CONTRACT §15):
+ * The older plaintext forms Sanctum issued, for tokens imported from Laravel only (docs/guides/moving-from-laravel.md):
  * `<id>|<secret>` whose secret fails the strict shape (before Sanctum 3.3: 40 characters, no
  * checksum), or a bare secret without `<id>|`, which Sanctum finds by its hash. The secret must still
  * look like one Sanctum made (an optional prefix and at least 40 [A-Za-z0-9]), so obvious garbage is

@@ -1,5 +1,5 @@
-import { insertUnlessDuplicate, isMysql } from '../db/portable.ts';
-import type { Db } from '../db/schema.ts';
+import { insertUnlessDuplicate, isMysql } from '../../db/portable.ts';
+import type { Db } from '../../db/schema.ts';
 import type { PasswordResetTokenRow } from './password-resets.table.ts';
 
 /**

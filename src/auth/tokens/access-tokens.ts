@@ -1,10 +1,10 @@
-import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { Config } from '../config.ts';
-import { inTransaction } from '../db/in-transaction.ts';
-import type { Db } from '../db/schema.ts';
-import { type Clock, MINUTE } from '../lib/clock.ts';
-import { sha256Hex, sha256Matches } from '../lib/crypto.ts';
-import { toUser, type User } from '../users/user.ts';
+import { type AuditContext, recordAudit } from '../../audit/audit.ts';
+import type { Config } from '../../config.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
+import type { Db } from '../../db/schema.ts';
+import { type Clock, MINUTE } from '../../lib/clock.ts';
+import { sha256Hex, sha256Matches } from '../../lib/crypto.ts';
+import { toUser, type User } from '../../users/user.ts';
 import { parseAbilities } from './abilities.ts';
 import {
   deleteExpiredTokens,
@@ -43,7 +43,7 @@ export interface AccessToken {
 
 /**
  * What the owner may see of a token, in the one shape the API's token list, the account page and the
- * data export all give (CONTRACT §3, §10): never its hash. `iso` writes the timestamps.
+ * data export all give (docs/guides/api-tokens.md, docs/guides/account.md): never its hash. `iso` writes the timestamps.
  */
 export function tokenFacts(token: AccessToken, iso: (ms: number | null) => string | null) {
   return {

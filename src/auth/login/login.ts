@@ -1,10 +1,11 @@
-import { type AuditContext, type AuditEvent, recordAudit } from '../audit/audit.ts';
-import type { Db } from '../db/schema.ts';
-import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
-import { normaliseEmail, toUser, type User } from '../users/user.ts';
-import { findUserByEmail, updateUser } from '../users/users.repository.ts';
-import type { DeviceCookies } from './device-cookies.ts';
-import type { UserProvider } from './guards.ts';
+import { type AuditContext, type AuditEvent, recordAudit } from '../../audit/audit.ts';
+import type { Db } from '../../db/schema.ts';
+import { hasConfirmedTwoFactor } from '../../two-factor/two-factor.repository.ts';
+import { normaliseEmail, toUser, type User } from '../../users/user.ts';
+import { findUserByEmail, updateUser } from '../../users/users.repository.ts';
+import type { UserProvider } from '../guards/guards.ts';
+import { deleteResetTokens } from '../password-reset/password-resets.repository.ts';
+import { HashQueueFullError, type PasswordHasher, type PasswordMatch } from '../passwords/passwords.ts';
 import {
   type LoginThrottle,
   type Reservation,
@@ -12,9 +13,8 @@ import {
   reserveAccountAttempt,
   reserveClientAttempt,
   settleSuccessfulLogin,
-} from './login-throttle.ts';
-import { deleteResetTokens } from './password-resets.repository.ts';
-import { HashQueueFullError, type PasswordHasher, type PasswordMatch } from './passwords.ts';
+} from '../throttle/login-throttle.ts';
+import type { DeviceCookies } from './device-cookies.ts';
 
 export interface LoginDeps {
   readonly db: Db;
@@ -51,7 +51,7 @@ const EVENTS: Record<LoginChannel, { ok: AuditEvent; failed: AuditEvent; lockout
 };
 
 /**
- * Checks credentials after the form passed validation (CONTRACT §3, §4, §16):
+ * Checks credentials after the form passed validation (docs/guides/api-tokens.md, docs/guides/sessions-and-spas.md, docs/security.md):
  * hash queue → per-e-mail+IP throttle → per-account limit (unless the browser's device cookie names
  * the account) → verify → provider check.
  *
@@ -134,7 +134,7 @@ export async function attemptLogin(
 /**
  * A login through `channel` is complete (after the second factor, when there is one; passkeys too):
  * its audit row, and the user's unused reset token is deleted — whoever logs in knows the password,
- * and a forgotten link left in a mailbox must not stay a way into the account (CONTRACT §16).
+ * and a forgotten link left in a mailbox must not stay a way into the account (docs/security.md).
  */
 export async function recordLoginSucceeded(
   db: Db,

@@ -1,4 +1,4 @@
-import type { User } from '../users/user.ts';
+import type { User } from '../../users/user.ts';
 
 /**
  * The panel-access check (Filament's canAccessPanel): the one place that decides who may enter

@@ -1,8 +1,8 @@
 import type { ExpressionBuilder } from 'kysely';
-import { preparedPairQuery, preparedQuery } from '../db/fast-path/prepared.ts';
-import { insertUnlessDuplicate, isMysql } from '../db/portable.ts';
-import type { Database, Db } from '../db/schema.ts';
-import type { UserRow } from '../users/users.table.ts';
+import { preparedPairQuery, preparedQuery } from '../../db/fast-path/prepared.ts';
+import { insertUnlessDuplicate, isMysql } from '../../db/portable.ts';
+import type { Database, Db } from '../../db/schema.ts';
+import type { UserRow } from '../../users/users.table.ts';
 import type { NewSessionRow, SessionRow } from './sessions.table.ts';
 import type { SessionCutoffs } from './sessions.ts';
 

@@ -1,4 +1,4 @@
-import type { Db } from '../db/schema.ts';
+import type { Db } from '../../db/schema.ts';
 import type { NewRememberTokenRow, RememberTokenRow } from './remember-tokens.table.ts';
 
 export async function insertRememberToken(db: Db, row: NewRememberTokenRow): Promise<void> {

@@ -1,8 +1,9 @@
-import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { Db } from '../db/schema.ts';
-import { MINUTE } from '../lib/clock.ts';
-import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
-import type { UserProvider } from './guards.ts';
+import { type AuditContext, recordAudit } from '../../audit/audit.ts';
+import type { Db } from '../../db/schema.ts';
+import { MINUTE } from '../../lib/clock.ts';
+import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.ts';
+import type { UserProvider } from '../guards/guards.ts';
+import { deleteSessionsOfUser } from '../sessions/sessions.repository.ts';
 import {
   deleteExpiredRememberTokens,
   deleteRememberToken,
@@ -12,7 +13,6 @@ import {
   insertRememberToken,
   rotateRememberToken,
 } from './remember-tokens.repository.ts';
-import { deleteSessionsOfUser } from './sessions.repository.ts';
 
 /**
  * Remember-me tokens as selector + validator (Paragon's "split token"): the selector finds the row
@@ -35,7 +35,7 @@ export type RememberResult =
  * Treating them as theft would log the user out everywhere; so for this long after the rotation the
  * previous validator is refused quietly (no session, no revocation: exactly one request wins, and the
  * browser's next request carries the winner's cookies). A replay later than that — the case of a
- * copied cookie — ends every session and revokes every remember token of the user (CONTRACT §16).
+ * copied cookie — ends every session and revokes every remember token of the user (docs/security.md).
  */
 export const ROTATION_GRACE_MS = 30_000;
 
@@ -47,7 +47,7 @@ function parse(cookie: string | undefined): { selector: string; validator: strin
 /** The session-data key naming the remember-me token (its selector) a session was opened with. */
 export const REMEMBER_SELECTOR = 'remember_selector';
 
-/** The browser a remember-me token was issued to, listed with the account's sessions (CONTRACT §10). */
+/** The browser a remember-me token was issued to, listed with the account's sessions (docs/guides/account.md). */
 export interface RememberedDevice {
   readonly ip: string | null;
   readonly userAgent: string | null;

@@ -1,7 +1,7 @@
-import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { Db } from '../db/schema.ts';
-import { forgetRememberToken } from './remember-me.ts';
-import { destroySession } from './sessions.ts';
+import { type AuditContext, recordAudit } from '../../audit/audit.ts';
+import type { Db } from '../../db/schema.ts';
+import { forgetRememberToken } from '../remember-me/remember-me.ts';
+import { destroySession } from '../sessions/sessions.ts';
 
 export interface EndingSession {
   readonly guard: string;

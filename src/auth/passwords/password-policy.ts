@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Failure, type FieldSpec, field, type Rule, rules } from '../lib/validation.ts';
+import { type Failure, type FieldSpec, field, type Rule, rules } from '../../lib/validation.ts';
 import { commonVariantBase, personalParts } from './password-guesses.ts';
 
 /**
@@ -46,7 +46,7 @@ export function isCommonVariant(password: string): boolean {
 
 /**
  * What an attacker knows of an account before guessing: its address, the name it shows, the
- * service's name. A password containing one is among the first guessed (CONTRACT §16).
+ * service's name. A password containing one is among the first guessed (docs/security.md).
  * `appName` comes from the caller (APP_NAME); `email` and `name` from the caller or the form.
  */
 export interface PasswordFacts {

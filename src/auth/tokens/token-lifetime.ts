@@ -1,4 +1,4 @@
-import { MINUTE } from '../lib/clock.ts';
+import { MINUTE } from '../../lib/clock.ts';
 
 /**
  * When an API token dies, stated once (Sanctum's rule): at the earlier of its own expiry (`expires_in`

@@ -1,8 +1,8 @@
 import type { ExpressionBuilder } from 'kysely';
-import { preparedPairQuery, preparedQuery } from '../db/fast-path/prepared.ts';
-import { insertReturningRow } from '../db/portable.ts';
-import type { Database, Db } from '../db/schema.ts';
-import type { UserRow } from '../users/users.table.ts';
+import { preparedPairQuery, preparedQuery } from '../../db/fast-path/prepared.ts';
+import { insertReturningRow } from '../../db/portable.ts';
+import type { Database, Db } from '../../db/schema.ts';
+import type { UserRow } from '../../users/users.table.ts';
 import type { AccessTokenRow, NewAccessTokenRow } from './access-tokens.table.ts';
 import type { TokenCutoffs } from './token-lifetime.ts';
 

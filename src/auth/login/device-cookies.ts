@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import { hmacSha256Hex, safeEqual } from '../lib/crypto.ts';
+import { hmacSha256Hex, safeEqual } from '../../lib/crypto.ts';
 
-/** The cookie's name (CONTRACT §16). */
+/** The cookie's name (docs/security.md). */
 export const DEVICE_COOKIE = 'gatehouse_device';
 
 /** How long a browser stays known: one year, in the cookie's Max-Age and in the signed issue time. */

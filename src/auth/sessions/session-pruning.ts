@@ -1,6 +1,6 @@
-import type { Db } from '../db/schema.ts';
-import { type AuthConfig, sessionGuards } from './guards.ts';
-import { pruneRememberTokens } from './remember-me.ts';
+import type { Db } from '../../db/schema.ts';
+import { type AuthConfig, sessionGuards } from '../guards/guards.ts';
+import { pruneRememberTokens } from '../remember-me/remember-me.ts';
 import { pruneSessions, type SessionLifetimes } from './sessions.ts';
 
 /** Each session guard's lifetimes: its own idle minutes, SESSION_ABSOLUTE_LIFETIME for all. */

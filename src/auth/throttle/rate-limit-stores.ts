@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
-import { type Clock, MINUTE } from '../lib/clock.ts';
-import { sha256Hex } from '../lib/crypto.ts';
+import { type Clock, MINUTE } from '../../lib/clock.ts';
+import { sha256Hex } from '../../lib/crypto.ts';
 
 export interface Hit {
   /** Hits in the current window, this one included. */

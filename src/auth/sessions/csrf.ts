@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { safeEqual } from '../lib/crypto.ts';
+import { safeEqual } from '../../lib/crypto.ts';
 import type { Session } from './sessions.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { LoginResult as MeteredResult } from '../metrics/metrics.ts';
-import type { ChallengeResult } from '../two-factor/challenge.ts';
+import type { LoginResult as MeteredResult } from '../../metrics/metrics.ts';
+import type { ChallengeResult } from '../../two-factor/challenge.ts';
 import type { LoginResult } from './login.ts';
 import type { TokenLoginResult } from './token-login.ts';
 

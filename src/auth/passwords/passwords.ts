@@ -1,5 +1,5 @@
-import { randomToken } from '../lib/crypto.ts';
-import { Semaphore } from '../lib/semaphore.ts';
+import { randomToken } from '../../lib/crypto.ts';
+import { Semaphore } from '../../lib/semaphore.ts';
 import { hashPool } from './hash-pool.ts';
 import { isAsStrong, upgradedParams } from './password-strength.ts';
 
@@ -7,7 +7,7 @@ import { isAsStrong, upgradedParams } from './password-strength.ts';
 export type PasswordMatch = 'wrong' | 'ok' | 'rehash';
 
 /**
- * Every method takes the password as typed and NFKC-normalises it first (CONTRACT §16): "é" typed
+ * Every method takes the password as typed and NFKC-normalises it first (docs/security.md): "é" typed
  * composed or decomposed, a full-width "Ａ" or the "ﬁ" ligature some keyboards and password managers
  * produce must be the same password everywhere, or a user is locked out by a device change.
  */
@@ -37,7 +37,7 @@ export const HASH_QUEUE_RETRY_AFTER_SECONDS = 1;
 
 /**
  * A password check refused because HASH_QUEUE_MAX checks are already waiting for a hashing thread
- * (CONTRACT §16: 503 with Retry-After). Turned into HTTP in one place, http/plugins/errors.ts.
+ * (docs/security.md: 503 with Retry-After). Turned into HTTP in one place, http/plugins/errors.ts.
  */
 export class HashQueueFullError extends Error {
   readonly code = 'GH_HASH_QUEUE_FULL';

@@ -1,13 +1,13 @@
 import type { Limit, RateLimiter } from './rate-limiter.ts';
 
-/** The per-account window of CONTRACT §16: failures from any IPs within 15 minutes. */
+/** The per-account window of docs/security.md: failures from any IPs within 15 minutes. */
 export const ACCOUNT_WINDOW_SECONDS = 15 * 60;
 
 export interface LoginThrottle {
   readonly limiter: RateLimiter;
-  /** Per lower-cased e-mail + IP (LOGIN_MAX_ATTEMPTS per LOGIN_DECAY_SECONDS, CONTRACT §3/§4). */
+  /** Per lower-cased e-mail + IP (LOGIN_MAX_ATTEMPTS per LOGIN_DECAY_SECONDS, docs/guides/api-tokens.md, docs/guides/sessions-and-spas.md). */
   readonly perClient: Limit;
-  /** Per e-mail from any IP (ACCOUNT_MAX_FAILURES per 15 minutes, CONTRACT §16). */
+  /** Per e-mail from any IP (ACCOUNT_MAX_FAILURES per 15 minutes, docs/security.md). */
   readonly perAccount: Limit;
 }
 

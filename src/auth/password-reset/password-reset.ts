@@ -1,20 +1,20 @@
 import type { Kysely } from 'kysely';
-import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import type { Database } from '../db/schema.ts';
-import { MINUTE } from '../lib/clock.ts';
-import { randomToken, safeEqual, sha256Hex } from '../lib/crypto.ts';
-import { type Failure, field, rules } from '../lib/validation.ts';
-import type { Mailing } from '../mail/mailing.ts';
-import { passwordChangedMessage, recipientFor, resetPasswordMessage } from '../mail/messages.ts';
-import { normaliseEmail, toUser, type User } from '../users/user.ts';
-import { findUserByEmail, updateUser } from '../users/users.repository.ts';
-import { revokeAccessTokens } from './access-tokens.ts';
-import { clearLoginFailures, type LoginThrottle } from './login-throttle.ts';
-import { newPasswordField, personalPasswordFailure } from './password-policy.ts';
+import { type AuditContext, recordAudit } from '../../audit/audit.ts';
+import type { Database } from '../../db/schema.ts';
+import { MINUTE } from '../../lib/clock.ts';
+import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.ts';
+import { type Failure, field, rules } from '../../lib/validation.ts';
+import type { Mailing } from '../../mail/mailing.ts';
+import { passwordChangedMessage, recipientFor, resetPasswordMessage } from '../../mail/messages.ts';
+import { normaliseEmail, toUser, type User } from '../../users/user.ts';
+import { findUserByEmail, updateUser } from '../../users/users.repository.ts';
+import { newPasswordField, personalPasswordFailure } from '../passwords/password-policy.ts';
+import type { PasswordHasher } from '../passwords/passwords.ts';
+import { revokeRememberTokens } from '../remember-me/remember-me.ts';
+import { destroyUserSessions } from '../sessions/sessions.ts';
+import { clearLoginFailures, type LoginThrottle } from '../throttle/login-throttle.ts';
+import { revokeAccessTokens } from '../tokens/access-tokens.ts';
 import { consumeResetToken, findResetToken, storeResetToken } from './password-resets.repository.ts';
-import type { PasswordHasher } from './passwords.ts';
-import { revokeRememberTokens } from './remember-me.ts';
-import { destroyUserSessions } from './sessions.ts';
 
 export interface PasswordResetDeps {
   readonly db: Kysely<Database>;
@@ -22,7 +22,7 @@ export interface PasswordResetDeps {
   readonly mailing: Mailing;
   /** PASSWORD_RESET_EXPIRE, minutes. */
   readonly expireMinutes: number;
-  /** The login counts a successful reset clears (CONTRACT §16). */
+  /** The login counts a successful reset clears (docs/security.md). */
   readonly throttle: LoginThrottle;
 }
 

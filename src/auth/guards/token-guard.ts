@@ -1,6 +1,6 @@
-import type { AccessToken } from './access-tokens.ts';
+import type { AccessToken } from '../tokens/access-tokens.ts';
+import { bearerFrom } from '../tokens/token-format.ts';
 import type { GuardDriver, Identity } from './guards.ts';
-import { bearerFrom } from './token-format.ts';
 
 /**
  * The `token` driver: `Authorization: Bearer <id>|<secret>`. A token in the query string is ignored.

@@ -1,5 +1,5 @@
-import type { User } from '../users/user.ts';
-import type { AccessToken } from './access-tokens.ts';
+import type { User } from '../../users/user.ts';
+import type { AccessToken } from '../tokens/access-tokens.ts';
 
 /** What a guard may read of a request. The HTTP layer adapts Fastify's request to it. */
 export interface AuthRequest {

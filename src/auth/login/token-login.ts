@@ -1,9 +1,9 @@
-import type { AuditContext } from '../audit/audit.ts';
-import { type ChallengeDeps, passChallenge } from '../two-factor/challenge.ts';
-import type { Proof } from '../two-factor/two-factor.ts';
-import type { User } from '../users/user.ts';
-import { type AccessTokenSettings, issueAccessToken } from './access-tokens.ts';
-import type { UserProvider } from './guards.ts';
+import type { AuditContext } from '../../audit/audit.ts';
+import { type ChallengeDeps, passChallenge } from '../../two-factor/challenge.ts';
+import type { Proof } from '../../two-factor/two-factor.ts';
+import type { User } from '../../users/user.ts';
+import type { UserProvider } from '../guards/guards.ts';
+import { type AccessTokenSettings, issueAccessToken } from '../tokens/access-tokens.ts';
 import { attemptLogin, type LoginDeps, recordLoginSucceeded } from './login.ts';
 
 export interface TokenLoginInput {
@@ -13,7 +13,7 @@ export interface TokenLoginInput {
   readonly deviceName: string;
   readonly abilities: readonly string[];
   readonly expiresInSeconds: number | null;
-  /** The second factor, for a user with two-factor on (CONTRACT §11). */
+  /** The second factor, for a user with two-factor on (docs/guides/two-factor.md). */
   readonly proof?: Proof;
 }
 
