@@ -13,6 +13,7 @@ import { corsPlugin } from './http/plugins/cors.ts';
 import { csrfPlugin } from './http/plugins/csrf.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
 import { i18nPlugin } from './http/plugins/i18n.ts';
+import { jsonBodyPlugin } from './http/plugins/json-body.ts';
 import { methodNotAllowedPlugin } from './http/plugins/method-not-allowed.ts';
 import { metricsPlugin } from './http/plugins/metrics.ts';
 import { requestLogPlugin } from './http/plugins/request-log.ts';
@@ -78,6 +79,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
 
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimitBytes });
+  await app.register(jsonBodyPlugin);
   await app.register(i18nPlugin);
   await app.register(errorsPlugin);
   await app.register(securityHeadersPlugin);

@@ -14,7 +14,6 @@ import type { Account } from '../views/layout.ts';
 const FASTIFY_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'http.payload_too_large'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'http.unsupported_media_type'],
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'http.malformed_json'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'http.malformed_json'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'http.bad_request'],
   FST_ERR_CTP_INVALID_TYPE: [400, 'http.bad_request'],
