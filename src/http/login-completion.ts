@@ -52,12 +52,13 @@ export async function completeLogin(
     // the pending login (5 minutes, this browser only, the remember flag kept); the intended URL
     // stays where it is until the challenge is passed.
     const now = request.server.services.clock.now();
+    await session.startOver();
     session.put(PENDING_LOGIN_KEY, newPendingLogin(login.user.id, login.remember, now));
     if (expectsJson(request)) return reply.code(200).send({ two_factor: true });
     return reply.redirect(CHALLENGE_PATHS[login.guard]);
   }
   session.pull(PENDING_LOGIN_KEY);
-  const intended = request.intendedUrl(login.guard).take(reply);
+  const intended = request.intendedUrl(login.guard).take(reply, login.user.id);
   await session.login(login.user.id, login.remember);
   rememberDevice(request, reply, login.user.id);
   if (expectsJson(request)) return reply.code(204).send();

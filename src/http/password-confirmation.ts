@@ -26,7 +26,8 @@ export async function requirePasswordConfirmation(request: FastifyRequest, _repl
  */
 export async function redirectToConfirmation(request: FastifyRequest, reply: FastifyReply) {
   const back = request.method === 'GET' ? request.url : sameSiteReferer(request);
-  if (back !== null) request.intendedUrl('web').remember(reply, back);
+  // Named after the signed-in user: another user's login in this browser does not continue there.
+  if (back !== null) request.intendedUrl('web').remember(reply, back, request.identity?.user.id ?? null);
   return reply.redirect(CONFIRM_PASSWORD_PATH);
 }
 

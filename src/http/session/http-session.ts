@@ -56,10 +56,9 @@ export class HttpSession {
   }
 
   /**
-   * The user this session is signed in as, read without side effects: no remembered login is restored,
-   * no flash data consumed, no cookie sent. For checks made on behalf of another site (forward auth):
-   * a proxy does not pass our answer's cookies back to the browser, so a new session or a rotated
-   * remember-me token issued there would be lost. It reads through the same kept lookup as load().
+   * The user this session is signed in as, read without side effects (no remembered login restored, no
+   * flash consumed, no cookie sent), for checks made for another site (forward auth): a proxy does not
+   * pass our cookies back to the browser, so a session or remember-me token issued there would be lost.
    */
   async peekUserId(): Promise<number | null> {
     if (this.#loading !== null) return (await this.#loading).userId;
@@ -116,27 +115,21 @@ export class HttpSession {
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
   csrfToken(): string {
     const plainId = this.#usableId();
-    // #stored, when set, was found or created under this id (load, #createWithFreshId, commit), and
-    // both change together (logout clears it).
+    // #stored, when set, was found or created under this id, and both change together.
     return sessionCsrfToken(this.services.config.appKey, this.guard, plainId, this.#stored);
   }
 
   /**
-   * A value that stands for this browser's session in server-side state kept apart from the session
-   * row (passkey challenges, docs/guides/passkeys.md): an HMAC of the cookie id under APP_KEY, so a row holding it
-   * names this browser without revealing or storing the cookie. Creates the cookie id when the browser
-   * has none yet. The id changes at login (fixation defence), and with it the binding: what was bound
-   * before a login is not reachable after it.
+   * Stands for this browser's session in state kept apart from its row (passkey challenges): an HMAC of
+   * the cookie id, naming the browser without storing the cookie; creates the id if there is none. The
+   * id changes at login (fixation), and with it the binding: what was bound before is unreachable after.
    */
   binding(purpose: string): string {
     const plainId = this.#usableId();
     return hmacSha256Hex(this.services.config.appKey, `${purpose}:${this.guard}:${plainId}`);
   }
 
-  /**
-   * Sends the readable XSRF cookie on this response even when the session id is not new
-   * (GET /sanctum/csrf-cookie: an SPA may have lost it, or start on a browser that has a session).
-   */
+  /** Sends the XSRF cookie even for an old id (GET /sanctum/csrf-cookie: an SPA may have lost it). */
   shareCsrfToken(): void {
     this.csrfToken();
     this.#sendXsrfCookie = true;
@@ -189,8 +182,8 @@ export class HttpSession {
   }
 
   /**
-   * Logs `userId` in: the old session row is destroyed and a new id issued (session fixation defence:
-   * an id known before login is worthless after it), optionally with a remember-me cookie.
+   * Logs `userId` in under a new id, the old row destroyed (fixation: an id known before login is
+   * worthless after it), optionally with a remember-me cookie.
    */
   async login(userId: number, remember: boolean): Promise<void> {
     await this.load();
@@ -209,16 +202,15 @@ export class HttpSession {
   }
 
   /**
-   * `rememberCookie`: the remember-me cookie this session was opened with (issued at login, or the
-   * one that restored it). Its selector is kept in the session, so the account's session list can
-   * tell which sessions are remembered and which remembered browsers have no live session.
+   * A new login starts clean (docs/security.md): no password confirmation, pending two-factor login or
+   * other value of the session before it crosses into the new one. It keeps only the selector of
+   * `rememberCookie` (issued at login, or the one that restored it): the account's session list tells
+   * by it which sessions are remembered and which remembered browsers have no live session.
    */
   async #startAuthenticated(userId: number, now: number, rememberCookie?: string): Promise<void> {
     if (this.#stored) await destroySession(this.services.database.db, this.#stored.key);
-    const data = { ...this.#values.data };
     const selector = rememberSelector(rememberCookie);
-    if (selector === null) delete data[REMEMBER_SELECTOR];
-    else data[REMEMBER_SELECTOR] = selector;
+    const data: SessionData = selector === null ? {} : { [REMEMBER_SELECTOR]: selector };
     await this.#createWithFreshId(userId, data, now);
     this.#values.written(data);
   }
@@ -238,6 +230,13 @@ export class HttpSession {
       ip: this.request.ip,
       userAgent: this.request.headers['user-agent'] ?? null,
     };
+  }
+
+  /** A login owing its second factor starts clean too: a signed-in user is signed out (a user switch). */
+  async startOver(): Promise<void> {
+    await this.load();
+    if (this.userId !== null) await this.logout();
+    else this.#values.reset();
   }
 
   /** Destroys the session server-side (the old cookie stops working) and forgets the remember token. */

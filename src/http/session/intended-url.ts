@@ -14,6 +14,11 @@ export const INTENDED_MAX = 2048;
  * under the browsers' 4 KB. The signature (over the guard and the URL) means only URLs this server
  * chose to remember come back; each use still checks them (login-completion.ts: local paths, or
  * FORWARD_AUTH_DOMAINS as configured now), so a replayed cookie can lead nowhere new.
+ *
+ * A URL remembered while a user was signed in (the password confirmation's way back) names that user,
+ * under the signature, and only that user's login continues there: a new login never inherits the
+ * intended URL of another user (docs/security.md "A new login starts clean"). A guest's URL names
+ * nobody and belongs to whoever signs in next.
  */
 export class IntendedUrl {
   /** What this request set or cleared (later reads on the same request see it); undefined: the cookie. */
@@ -28,28 +33,33 @@ export class IntendedUrl {
     private readonly maxAgeSeconds: number,
   ) {}
 
-  /** The remembered URL, or null (none, or not signed by us). */
-  get(): string | null {
+  /** The remembered URL for `userId` (null: a guest's), or null (none, another user's, or not signed by us). */
+  get(userId: number | null = null): string | null {
     if (this.#changed !== undefined) return this.#changed;
     const raw = this.request.cookies[this.cookies.intended];
     if (typeof raw !== 'string' || raw.length > 4096) return null;
-    const dot = raw.indexOf('.');
-    if (dot < 0) return null;
-    const url = Buffer.from(raw.slice(0, dot), 'base64url').toString('utf8');
-    return safeEqual(raw.slice(dot + 1), this.#signature(url)) ? url : null;
+    const [encoded, owner, signature, ...rest] = raw.split('.');
+    if (signature === undefined || rest.length > 0) return null;
+    const url = Buffer.from(encoded!, 'base64url').toString('utf8');
+    if (!safeEqual(signature, this.#signature(url, owner!))) return null;
+    return owner === '' || owner === String(userId) ? url : null;
   }
 
-  /** Remembers `url` when it is short enough; a longer one replaces nothing and is not kept. */
-  remember(reply: FastifyReply, url: string): void {
+  /**
+   * Remembers `url` when it is short enough (a longer one replaces nothing and is not kept), for the
+   * signed-in user `owner`, or for whoever logs in next (null).
+   */
+  remember(reply: FastifyReply, url: string, owner: number | null = null): void {
     if (url.length > INTENDED_MAX) return;
     this.#changed = url;
-    const value = `${Buffer.from(url, 'utf8').toString('base64url')}.${this.#signature(url)}`;
+    const named = owner === null ? '' : String(owner);
+    const value = `${Buffer.from(url, 'utf8').toString('base64url')}.${named}.${this.#signature(url, named)}`;
     this.cookies.writeIntended(reply, value, this.maxAgeSeconds);
   }
 
-  /** The remembered URL, forgotten as it is read (a login uses it once). */
-  take(reply: FastifyReply): string | null {
-    const url = this.get();
+  /** The remembered URL for `userId`, forgotten as it is read (a login uses it once). */
+  take(reply: FastifyReply, userId: number): string | null {
+    const url = this.get(userId);
     if (url !== null || this.request.cookies[this.cookies.intended] !== undefined) {
       this.cookies.writeIntended(reply, null, 0);
     }
@@ -57,7 +67,9 @@ export class IntendedUrl {
     return url;
   }
 
-  #signature(url: string): string {
-    return createHmac('sha256', this.appKey).update(`intended:${this.guard}:${url}`).digest('base64url');
+  #signature(url: string, owner: string): string {
+    return createHmac('sha256', this.appKey)
+      .update(`intended:${this.guard}:${owner}:${url}`)
+      .digest('base64url');
   }
 }

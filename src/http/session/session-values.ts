@@ -71,6 +71,12 @@ export class SessionValues {
     this.#dirty = false;
   }
 
+  /** Everything forgotten and the row to be written so (this request's flash stays readable). */
+  reset(): void {
+    this.#data = {};
+    this.#dirty = true;
+  }
+
   /** Everything forgotten, nothing to write (the row is gone). */
   clear(): void {
     this.#data = {};

@@ -40,7 +40,7 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
     }
     await markPasswordConfirmed(request);
     if (expectsJson(request)) return reply.code(204).send();
-    return reply.redirect(safeLocalPath(request.intendedUrl('web').take(reply), '/profile'));
+    return reply.redirect(safeLocalPath(request.intendedUrl('web').take(reply, user.id), '/profile'));
   });
 
   app.get('/user/confirmed-password-status', { preHandler: [guard] }, async (request) => ({
