@@ -121,11 +121,12 @@ type Env = Record<string, string | undefined>;
 
 /**
  * Reads `.env` from `cwd` (real environment variables win), validates every value and returns a frozen Config.
- * Throws ConfigError naming the first bad variable, so a start fails with one clear line.
+ * Throws ConfigError naming the first bad variable, so a start fails with one clear line. `storeAppKey:
+ * false` never writes storage/app.key (config/app-key.ts).
  */
 export function loadConfig(
   env: Env = process.env,
-  options: { cwd?: string; readDotEnv?: boolean } = {},
+  options: { cwd?: string; readDotEnv?: boolean; storeAppKey?: boolean } = {},
 ): Config {
   const cwd = options.cwd ?? process.cwd();
   const dotEnvPath = join(cwd, '.env');
@@ -216,6 +217,9 @@ export function loadConfig(
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no
   // key file (and no "generated a key" warning) is left behind.
-  const config: Config = { ...settings, appKey: appKey(read('APP_KEY'), storagePath) };
+  const config: Config = {
+    ...settings,
+    appKey: appKey(read('APP_KEY'), storagePath, options.storeAppKey !== false),
+  };
   return deepFreeze(config);
 }

@@ -41,3 +41,27 @@ export function openSqliteFile(filename: string, options?: SqliteDatabase.Option
   }) as typeof database.pragma;
   return database;
 }
+
+/**
+ * openSqliteFile for Kysely over a file read in batches (import:laravel): Kysely prepares every query
+ * anew, and each prepare() is kept until the process exits; here a query text gets its kept statement
+ * back, so an import prepares each of its few query shapes once, however many batches it reads (values
+ * are parameters).
+ */
+export function openSqliteKeptStatements(
+  filename: string,
+  options?: SqliteDatabase.Options,
+): SqliteDatabase.Database {
+  const sqlite = openSqliteFile(filename, options);
+  const prepared = new Map<string, SqliteDatabase.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  sqlite.prepare = ((source: string) => {
+    let statement = prepared.get(source);
+    if (statement === undefined) {
+      statement = prepare(source);
+      prepared.set(source, statement);
+    }
+    return statement;
+  }) as typeof sqlite.prepare;
+  return sqlite;
+}

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
-import { runCliInProcess } from '../helpers/cli.ts';
+import { runCliInProcess, runGatehouse } from '../helpers/cli.ts';
 import { availableDialects, createTestDatabase, type DialectName } from '../helpers/databases.ts';
 import {
   createLaravelDatabase,
@@ -463,27 +466,55 @@ async function breakTokens(dialect: DialectName, database: LaravelDatabase): Pro
   }
 }
 
-describe('import:laravel --dry-run into a database Gatehouse never used', { skip: skipPhp }, () => {
-  test('compares with nobody and creates no table', async () => {
+describe('import:laravel --dry-run writes nothing anywhere', { skip: skipPhp }, () => {
+  test('in a fresh folder without APP_KEY: no database file, no storage folder, no app.key', async () => {
     const source = await createLaravelDatabase('sqlite', rowsFor('sqlite'));
-    const target = await createTestDatabase('sqlite');
+    // What an operator types first, in a new folder: DATABASE_URL and STORAGE_PATH at their defaults.
+    const cwd = mkdtempSync(join(tmpdir(), 'gatehouse-dry-run-'));
     try {
-      const result = await runCliInProcess(['import:laravel', '--from', source.url, '--dry-run'], {
-        DATABASE_URL: target.url,
-        APP_KEY: TEST_APP_KEY,
-      });
+      const result = await runGatehouse(['import:laravel', '--from', source.url, '--dry-run'], {}, cwd);
       assert.equal(result.code, 0, result.stderr);
       assert.match(
         result.stdout,
         /^Users: 7 in the Laravel database; 4 would be imported, 0 imported before/m,
       );
       assert.match(result.stdout, /; 5 would be imported, 0 imported before, 2 not imported\.$/m);
-      const raw = openSqliteFile(target.url.slice('sqlite:'.length), { readonly: true });
-      try {
-        assert.deepEqual(raw.prepare("select name from sqlite_master where type = 'table'").all(), []);
-      } finally {
-        raw.close();
-      }
+      assert.match(result.stdout, /^Dry run: nothing was written\.$/m);
+      assert.deepEqual(readdirSync(cwd, { recursive: true }), []);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+      await source.drop();
+    }
+  });
+
+  test('into an existing SQLite database: every file of its folder stays byte for byte as it was', async () => {
+    const source = await createLaravelDatabase('sqlite', rowsFor('sqlite'));
+    const target = await createTestDatabase('sqlite');
+    const file = target.url.slice('sqlite:'.length);
+    try {
+      const before = await createTestApp('sqlite', { databaseUrl: target.url });
+      await before.createUser({ email: 'ada@example.com' });
+      await before.close();
+      const folder = () =>
+        readdirSync(dirname(file))
+          .sort()
+          .map((name) => [name, readFileSync(join(dirname(file), name)).toString('base64')]);
+      const was = folder();
+      assert.deepEqual(
+        was.map(([name]) => name),
+        ['database.sqlite'],
+      );
+      const result = await runCliInProcess(['import:laravel', '--from', source.url, '--dry-run'], {
+        DATABASE_URL: target.url,
+        APP_KEY: TEST_APP_KEY,
+      });
+      assert.equal(result.code, 0, result.stderr);
+      // Ada is there already (the comparison read the file); the other three would be new.
+      assert.match(
+        result.stdout,
+        /^Users: 7 in the Laravel database; 3 would be imported, 1 imported before, 3 not imported\.$/m,
+      );
+      assert.deepEqual(folder(), was);
     } finally {
       await source.drop();
       await target.drop();

@@ -1,10 +1,12 @@
 import { panelAccessCheck } from '../../auth/guards/panel-access.ts';
 import { parseDatabaseUrl } from '../../config/database-url.ts';
 import { type DatabaseConfig, loadConfig } from '../../config.ts';
+import { type ImportTarget, openDryRunTarget } from '../../import/laravel/dry-run-target.ts';
 import { ImportError, importLaravel, type Progress } from '../../import/laravel/import.ts';
 import { type LaravelSource, openLaravelSource, SourceError } from '../../import/laravel/source.ts';
 import { formatSummary } from '../../import/laravel/summary.ts';
 import { checkTimeZone } from '../../import/laravel/time.ts';
+import { systemClock } from '../../lib/clock.ts';
 import { isEmail } from '../../lib/validation.ts';
 import { normaliseEmail } from '../../users/user.ts';
 import { type Command, CommandError, type CommandIO } from '../command.ts';
@@ -44,7 +46,9 @@ and none of them is imported. Sessions, password reset tokens and remember-me to
     timezone: "Laravel's config('app.timezone'), the zone its timestamps are in (default UTC)",
   },
   async run({ values }, io) {
-    const config = loadConfig(io.env, { cwd: io.cwd });
+    const dryRun = values['dry-run'] === true;
+    // A dry run writes nothing anywhere: not even a generated storage/app.key.
+    const config = loadConfig(io.env, { cwd: io.cwd, storeAppKey: !dryRun });
     const from = values['from'];
     if (typeof from !== 'string' || from === '') {
       throw new CommandError(
@@ -75,7 +79,6 @@ and none of them is imported. Sessions, password reset tokens and remember-me to
       throw new CommandError(`--timezone: "${zone}" is not a time zone name (such as UTC or Europe/Berlin).`);
     }
     const tokenableType = typeof values['tokenable'] === 'string' ? values['tokenable'] : USER_MODEL;
-    const dryRun = values['dry-run'] === true;
 
     // The source first: when it cannot be read, Gatehouse's database is not touched at all.
     let source: LaravelSource;
@@ -86,23 +89,32 @@ and none of them is imported. Sessions, password reset tokens and remember-me to
         `Cannot read the Laravel database (--from): ${messageOf(error)}. Nothing was written.`,
       );
     }
-    try {
-      // Gatehouse's side runs over the same services as the server and the other commands (its
-      // database handle, its clock); a real run migrates first, a dry run writes nothing at all.
-      return await withServices(
-        io,
-        async ({ database, clock }) => {
-          const summary = await importLaravel(
-            source,
-            database,
-            { dryRun, admins, tokenableType, zone, locale: config.locale, now: clock.now() },
-            progressLine(io),
-          );
-          io.stdout.write(`${formatSummary(summary, tokenableType)}\n`);
-          return 0;
-        },
-        { migrate: !dryRun, config },
+    const importInto = async (target: ImportTarget, now: number) => {
+      const summary = await importLaravel(
+        source,
+        target,
+        { dryRun, admins, tokenableType, zone, locale: config.locale, now },
+        progressLine(io),
       );
+      io.stdout.write(`${formatSummary(summary, tokenableType)}\n`);
+      return 0;
+    };
+    try {
+      if (dryRun) {
+        // Only read, never created or migrated (dry-run-target.ts): no server settings, no services.
+        const target = openDryRunTarget(config.database);
+        try {
+          return await importInto(target, systemClock.now());
+        } finally {
+          await target.close();
+        }
+      }
+      // A real run goes over the same services as the server and the other commands (its database
+      // handle, its clock), migrating first.
+      return await withServices(io, ({ database, clock }) => importInto(database, clock.now()), {
+        migrate: true,
+        config,
+      });
     } catch (error) {
       if (error instanceof ImportError) throw new CommandError(`${error.message}. Nothing was written.`);
       throw new CommandError(`Import failed: ${messageOf(error)}. Nothing was written.`);

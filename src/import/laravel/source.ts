@@ -1,9 +1,8 @@
-import type SqliteDatabase from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import { createPool } from 'mysql2';
 import pg from 'pg';
 import type { DatabaseConfig } from '../../config.ts';
-import { openSqliteFile } from '../../db/sqlite-handles.ts';
+import { openSqliteKeptStatements } from '../../db/sqlite-handles.ts';
 
 /**
  * A Laravel application's database, opened only to be read. Laravel's own migrations made these
@@ -175,7 +174,9 @@ function readOnlyDialect(config: DatabaseConfig) {
       return new SqliteDialect({
         database: () => {
           try {
-            return Promise.resolve(keptStatements(config.filename));
+            return Promise.resolve(
+              openSqliteKeptStatements(config.filename, { readonly: true, fileMustExist: true }),
+            );
           } catch (error) {
             return Promise.reject(new SourceError(messageOf(error)));
           }
@@ -215,27 +216,6 @@ function readOnlyDialect(config: DatabaseConfig) {
       return new MysqlDialect({ pool });
     }
   }
-}
-
-/**
- * The source file opened through openSqliteFile (db/sqlite-handles.ts): no better-sqlite3 object may be
- * left to the garbage collector (Node 24 aborts), so each statement is kept until the process exits.
- * Kysely prepares every query anew; here a query text gets its kept statement back, so an import
- * prepares each of its few query shapes once, however many batches it reads (values are parameters).
- */
-function keptStatements(filename: string): SqliteDatabase.Database {
-  const sqlite = openSqliteFile(filename, { readonly: true, fileMustExist: true });
-  const prepared = new Map<string, SqliteDatabase.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((source: string) => {
-    let statement = prepared.get(source);
-    if (statement === undefined) {
-      statement = prepare(source);
-      prepared.set(source, statement);
-    }
-    return statement;
-  }) as typeof sqlite.prepare;
-  return sqlite;
 }
 
 function messageOf(error: unknown): string {
