@@ -26,6 +26,8 @@ export interface Op {
   readonly access: Access;
   /** docs/guides/account.md: needs a recent POST /user/confirm-password (else 423). */
   readonly confirmed?: boolean;
+  /** docs/security.md: needs a verified e-mail (else 403 "Your email address is not verified."). */
+  readonly verified?: boolean;
   /** The request body (JSON; `form`: also a form, as the pages post it). */
   readonly body?: JsonSchema;
   readonly form?: boolean;
@@ -54,6 +56,7 @@ function refusals(op: Op, method: string): Record<number, Answer> {
   }
   if (changes && op.access !== 'bearer')
     answers[419] = message('CSRF token missing or wrong ("CSRF token mismatch.").');
+  if (op.verified) answers[403] = message('Your email address is not verified.');
   if (op.confirmed) answers[423] = message('Password confirmation required.');
   answers[429] = message('Too many attempts; `Retry-After` says when to try again.');
   return answers;

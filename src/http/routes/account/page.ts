@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { sendPage } from '../../pages.ts';
-import { requireVerifiedEmail } from '../web/support.ts';
+import { requireVerifiedEmail } from '../../verified-email.ts';
 import { ACCOUNT_GUARDS, accountPageHtml } from './support.ts';
 
 /** GET /profile: the account page (docs/guides/account.md); a session and a verified address (docs/guides/sessions-and-spas.md). */

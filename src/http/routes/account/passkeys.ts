@@ -9,6 +9,7 @@ import { refuseForm, validateForm } from '../../pages.ts';
 import { passkeyBinding } from '../../passkey-session.ts';
 import { requirePasswordConfirmation } from '../../password-confirmation.ts';
 import { auditContext } from '../../request-context.ts';
+import { requireVerifiedEmail } from '../../verified-email.ts';
 import { renameSection } from '../../views/account/sections/passkeys.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, idParam } from './support.ts';
 
@@ -42,17 +43,19 @@ const isoTime = (ms: number) => new Date(ms).toISOString();
 export async function passkeyRoutes(app: FastifyInstance) {
   const { passkeys, clock } = app.services;
   const confirmed = [app.requireAuth(ACCOUNT_GUARDS), requirePasswordConfirmation];
+  // Registering one needs a verified address (docs/security.md), asked before the password confirmation.
+  const enrolling = [app.requireAuth(ACCOUNT_GUARDS), requireVerifiedEmail, requirePasswordConfirmation];
   const section = 'passkeys';
 
   app.get('/user/passkeys', { preHandler: confirmed }, async (request) =>
     (await passkeys.list(request.identity!.user.id)).map(passkeyJson),
   );
 
-  app.get('/user/passkeys/options', { preHandler: confirmed }, async (request) => {
+  app.get('/user/passkeys/options', { preHandler: enrolling }, async (request) => {
     return passkeys.registrationOptions(request.identity!.user, passkeyBinding(request), clock.now());
   });
 
-  formRoute(app, 'POST', '/user/passkeys', confirmed, async (request, reply) => {
+  formRoute(app, 'POST', '/user/passkeys', enrolling, async (request, reply) => {
     const t = request.t;
     const validated = await validateForm(
       request,

@@ -7,6 +7,7 @@ import { expectsJson } from '../../negotiation.ts';
 import { refuseForm, sendPage, validateForm } from '../../pages.ts';
 import { requirePasswordConfirmation } from '../../password-confirmation.ts';
 import { auditContext } from '../../request-context.ts';
+import { requireVerifiedEmail } from '../../verified-email.ts';
 import { twoFactorPage } from '../../views/account/two-factor.ts';
 import type { FormState } from '../../views/forms.ts';
 import { ACCOUNT_GUARDS } from './support.ts';
@@ -31,6 +32,8 @@ class NotEnrolledError extends HttpError {
 export async function twoFactorRoutes(app: FastifyInstance) {
   const { auth, config } = app.services;
   const confirmed = [app.requireAuth(ACCOUNT_GUARDS), requirePasswordConfirmation];
+  // Enrolment needs a verified address (docs/security.md), asked before the password confirmation.
+  const enrolling = [app.requireAuth(ACCOUNT_GUARDS), requireVerifiedEmail, requirePasswordConfirmation];
 
   const render = async (request: FastifyRequest, state: FormState) => {
     const user = request.identity!.user;
@@ -65,7 +68,7 @@ export async function twoFactorRoutes(app: FastifyInstance) {
     sendPage(reply, await render(request, {})),
   );
 
-  formRoute(app, 'POST', '/user/two-factor-authentication', confirmed, async (request, reply) => {
+  formRoute(app, 'POST', '/user/two-factor-authentication', enrolling, async (request, reply) => {
     const started = await auth.twoFactor.start(request.identity!.user.id, auditContext(request));
     return done(
       request,
@@ -91,7 +94,7 @@ export async function twoFactorRoutes(app: FastifyInstance) {
     return { secretKey: setup.secret };
   });
 
-  app.post('/user/confirmed-two-factor-authentication', { preHandler: confirmed }, async (request, reply) => {
+  app.post('/user/confirmed-two-factor-authentication', { preHandler: enrolling }, async (request, reply) => {
     const t = request.t;
     const validated = await validateForm(
       request,

@@ -1,6 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ForbiddenError } from '../../errors.ts';
-import { expectsJson } from '../../negotiation.ts';
+import type { FastifyRequest } from 'fastify';
 import { resolveIdentity } from '../../plugins/auth.ts';
 import type { Account } from '../../views/layout.ts';
 
@@ -13,15 +11,4 @@ export async function currentAccount(request: FastifyRequest): Promise<Account |
     request.identity?.guard === 'web' ? request.identity : await resolveIdentity(request, ['web']);
   if (identity === null) return null;
   return { name: identity.user.name, csrfToken: request.sessionOf('web').csrfToken() };
-}
-
-/**
- * preHandler after requireAuth(['web']): pages that need a verified address. Browsers go to the
- * verification notice; JSON clients get 403 with auth.unverified (Laravel's EnsureEmailIsVerified).
- */
-export async function requireVerifiedEmail(request: FastifyRequest, reply: FastifyReply) {
-  const user = request.identity?.user;
-  if (user !== undefined && user.emailVerifiedAt !== null) return;
-  if (expectsJson(request)) throw new ForbiddenError('auth.unverified');
-  return reply.redirect('/email/verify');
 }
