@@ -438,6 +438,51 @@ for (const { name: dialect, skip } of await availableDialects()) {
   });
 }
 
+for (const { name: dialect, skip } of await availableDialects()) {
+  describe(`import:laravel numbers what comes after past the source's highest ids [${dialect}]`, {
+    skip: skip || skipPhp,
+  }, () => {
+    test('the highest user and token are skipped; new ones still get higher ids than any Laravel row', async () => {
+      const [ada] = fixture!.users;
+      const user = (id: number, email: string) => ({ ...ada!, id, email, name: `User ${id}` });
+      // The highest user is not imported: one of two addresses that differ only in case (Laravel's
+      // MySQL schema cannot hold those: there an address that is not one), and neither is its token.
+      const skipped =
+        dialect === 'mysql'
+          ? [user(3, 'not an address')]
+          : [user(2, 'Zed@example.com'), user(3, 'zed@EXAMPLE.com')];
+      const tokens = [
+        { ...fixture!.tokens[0]!, id: 1, tokenable_id: 1 },
+        { ...fixture!.tokens[1]!, id: 2, tokenable_id: 3 },
+      ];
+      const source = await createLaravelDatabase(dialect, {
+        users: [user(1, 'ada@example.com'), ...skipped],
+        tokens,
+        teams: [],
+      });
+      const gatehouse = await createTestApp(dialect, { env: { TOKEN_EXPIRATION: '' } });
+      try {
+        const url = gatehouse.config.database;
+        const result = await runCliInProcess(['import:laravel', '--from', source.url], {
+          DATABASE_URL: url.dialect === 'sqlite' ? `sqlite:${url.filename}` : url.url,
+          APP_KEY: TEST_APP_KEY,
+        });
+        assert.equal(result.code, 0, result.stderr);
+        assert.match(result.stdout, /; 1 imported, 0 imported before, \d not imported\.$/m);
+        assert.match(result.stdout, /^Tokens of .+; 1 imported, 0 imported before, 1 not imported\.$/m);
+        const next = await gatehouse.createUser();
+        assert.ok(next.id > 3, `a new user after the import got id ${next.id}, a Laravel id`);
+        const token = await gatehouse.issueToken(next.email, next.password);
+        const tokenId = Number(token.split('|')[0]);
+        assert.ok(tokenId > 2, `a new token after the import got id ${tokenId}, a Laravel id`);
+      } finally {
+        await gatehouse.close();
+        await source.drop();
+      }
+    });
+  });
+}
+
 /** Replaces personal_access_tokens by a view that raises an error on the row with id 3. */
 async function breakTokens(dialect: DialectName, database: LaravelDatabase): Promise<void> {
   const columns =

@@ -1,8 +1,10 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import { setUserFlag } from '../../admin/panel.repository.ts';
 import { recordAudit } from '../../audit/audit.ts';
 import type { Dialect } from '../../db/connection.ts';
 import type { Database, Db } from '../../db/schema.ts';
+import { laravelId, MAX_ID } from './rows.ts';
+import { type HighestIds, numberPast } from './sequences.ts';
 import type { LaravelSource } from './source.ts';
 import type { Phase } from './tally.ts';
 import { importTokens } from './tokens.ts';
@@ -68,6 +70,10 @@ export async function importLaravel(
       }
     }
     const tokenTypes = await reader.tokenTypes();
+    const highest: HighestIds = {
+      users: emails.reduce((most, e) => Math.max(most, laravelId(e.id) ?? 0), 0),
+      personal_access_tokens: laravelId((await reader.highestTokenId(MAX_ID)) ?? 0) ?? 0,
+    };
     // A dry run does not migrate: into a database Gatehouse has never used, it compares with nobody.
     const targetReady =
       !options.dryRun || (await target.db.introspection.getTables()).some((t) => t.name === 'users');
@@ -94,7 +100,7 @@ export async function importLaravel(
             );
       const admins = await grantPanelAccess(db, write, targetReady, options, idsByEmail, users.accepted);
       if (write) {
-        if (target.dialect === 'postgres') await advanceSequences(db);
+        await numberPast(db, target.dialect, highest);
         await recordAudit(db, 'admin.import.laravel', { actorId: null, ip: null, now: options.now }, null, {
           users_imported: users.imported,
           users_skipped: users.skips.total + collided.size,
@@ -142,22 +148,4 @@ async function grantPanelAccess(
     }
   }
   return admins;
-}
-
-/**
- * Rows inserted with explicit ids do not move PostgreSQL's sequences (MySQL's AUTO_INCREMENT and
- * SQLite's AUTOINCREMENT follow by themselves): without this, the next registration would be given
- * an imported user's id and fail. Only ever moved forward.
- */
-async function advanceSequences(db: Db): Promise<void> {
-  for (const table of ['users', 'personal_access_tokens'] as const) {
-    await sql`
-      select setval(pg_get_serial_sequence(${table}, 'id'), m)
-      from (select max(id) as m from ${sql.table(table)}) as x
-      where m >= coalesce(
-        (select last_value + 1 from pg_sequences
-         where (quote_ident(schemaname) || '.' || quote_ident(sequencename))::regclass
-           = pg_get_serial_sequence(${table}, 'id')::regclass),
-        1)`.execute(db);
-  }
 }

@@ -6,7 +6,7 @@ import type { LaravelTokenRow, LaravelUserRow } from './source.ts';
 import { laravelTimestamp } from './time.ts';
 
 /** Gatehouse's keys are 32-bit (PostgreSQL `serial`, MySQL `int`); a larger Laravel id cannot be kept. */
-const MAX_ID = 2_147_483_647;
+export const MAX_ID = 2_147_483_647;
 
 export interface RowContext {
   /** --timezone: the zone Laravel wrote its timestamps in. */

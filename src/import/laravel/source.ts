@@ -56,6 +56,8 @@ export interface SourceReader {
   /** Token rows per tokenable_type (null when the table does not exist: an app without Sanctum). */
   tokenTypes(): Promise<{ type: string; count: number }[] | null>;
   tokens(tokenableType: string, afterId: number | string, limit: number): Promise<LaravelTokenRow[]>;
+  /** The highest token id Gatehouse could keep (at most `maxId`), of any tokenable_type; null when none. */
+  highestTokenId(maxId: number): Promise<number | string | null>;
 }
 
 export interface LaravelSource {
@@ -137,6 +139,15 @@ function reader(
         .orderBy('id')
         .limit(limit)
         .execute() as Promise<LaravelTokenRow[]>,
+    async highestTokenId(maxId) {
+      if (tokenColumns === undefined) return null;
+      const row = await trx
+        .selectFrom('personal_access_tokens')
+        .select((eb) => eb.fn.max<number | string | null>('id').as('id'))
+        .where('id', '<=', maxId)
+        .executeTakeFirst();
+      return row?.id ?? null;
+    },
   };
 }
 
