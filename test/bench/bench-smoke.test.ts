@@ -33,8 +33,9 @@ const CASES = [
 ];
 
 // The harness end to end, about a second per case on SQLite: it must start both servers, authenticate
-// every case (a case with any non-2xx answer fails the run) and write docs/contributing/benchmarks.md's shape. Timing
-// targets are not asserted: this machine's numbers belong in the README, not in a pass/fail.
+// every case (a case with any non-2xx answer fails the run) and write the shape
+// docs/contributing/benchmarks.md describes. Timing targets are not asserted: this machine's numbers
+// belong in docs/contributing/benchmarks.md, not in a pass/fail.
 test('npm run bench writes bench/results.json in the contract shape', { timeout: 120_000 }, () => {
   const folder = mkdtempSync(join(tmpdir(), 'gatehouse-bench-smoke-'));
   try {

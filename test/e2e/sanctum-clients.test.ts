@@ -9,7 +9,7 @@ import { serveStatic } from '../helpers/static-server.ts';
 
 /**
  * Clients written for Laravel Sanctum by other people, unchanged, in a real Chromium: axios (set up as
- * the README says) and react-sanctum (React 19), each bundled with esbuild and served from another
+ * docs/guides/sessions-and-spas.md says) and react-sanctum (React 19), each bundled with esbuild and served from another
  * port of the same host, which SANCTUM_STATEFUL_DOMAINS lists (Sanctum's SPA layout).
  */
 

@@ -7,7 +7,7 @@ import type { VirtualHostClient } from './virtual-host-client.ts';
 
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
-/** How a proxy hands Gatehouse's refusals on (the README says the same). */
+/** How a proxy hands Gatehouse's refusals on (docs/integrations/forward-auth.md says the same). */
 export interface ProxyBehaviour {
   /**
    * What a guest's script (`Accept: application/json`) gets: nginx turns every 401 of auth_request

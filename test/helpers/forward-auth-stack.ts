@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { hash } from '@node-rs/argon2';
 import { OWASP_ARGON2ID } from '../../src/auth/passwords/passwords.ts';
 import { openDatabase } from '../../src/db/connection.ts';
+import { docsBlock, fillIn, parseEnv } from './docs-config.ts';
 import { type ServerProcess, startServer } from './process.ts';
 import { type ProtectedApp, startProtectedApp } from './protected-app.ts';
 import type { ProxyProcess } from './proxies.ts';
-import { fillIn, parseEnv, readmeBlock } from './readme-config.ts';
 import { freePort } from './smtp-sink.ts';
 import { insertUserRow } from './users.ts';
 import { VirtualHostClient } from './virtual-host-client.ts';
 
-/** The names that stand for the README's app.example.com and auth.example.com (mapped to 127.0.0.1). */
+/** The names that stand for the docs' app.example.com and auth.example.com (mapped to 127.0.0.1). */
 export const APP_HOST = 'app.gatehouse.test';
 export const AUTH_HOST = 'auth.gatehouse.test';
 
@@ -23,7 +23,7 @@ export interface StackUser {
   readonly password: string;
 }
 
-/** Where each part listens, for filling in a README configuration. */
+/** Where each part listens, for filling in a configuration from docs/integrations/. */
 export interface StackPorts {
   /** The proxy, serving both APP_HOST and AUTH_HOST. */
   readonly proxy: number;
@@ -31,7 +31,7 @@ export interface StackPorts {
   readonly app: number;
 }
 
-/** Gatehouse, a protected app and a reverse proxy in front of both, as the README sets them up. */
+/** Gatehouse, a protected app and a reverse proxy in front of both, as docs/integrations/ sets them up. */
 export interface ForwardAuthStack {
   readonly ports: StackPorts;
   readonly app: ProtectedApp;
@@ -50,9 +50,10 @@ export interface ForwardAuthStack {
 export const clientFor = (stack: ForwardAuthStack) => new VirtualHostClient(stack.ports.proxy);
 
 /**
- * Starts Gatehouse (a real server process on a fresh SQLite file) with the README's forward-auth
- * settings, filled in for these hosts and ports; the protected app; two users (a verified one whose
- * name is not ASCII, and an unverified one); and last the proxy, which `startProxy` configures.
+ * Starts Gatehouse (a real server process on a fresh SQLite file) with the forward-auth settings of
+ * docs/integrations/forward-auth.md, filled in for these hosts and ports; the protected app; two users
+ * (a verified one whose name is not ASCII, and an unverified one); and last the proxy, which
+ * `startProxy` configures.
  */
 export async function startForwardAuthStack(
   startProxy: (ports: StackPorts) => Promise<ProxyProcess>,
@@ -65,7 +66,7 @@ export async function startForwardAuthStack(
     const ports: StackPorts = { proxy: await freePort(), gatehouse: await freePort(), app: app.port };
     const origin = (host: string) => `http://${host}:${ports.proxy}`;
     const settings = parseEnv(
-      fillIn(readmeBlock('env'), [
+      fillIn(docsBlock('integrations/forward-auth.md', 'env'), [
         ['https://auth.example.com', origin(AUTH_HOST)],
         ['FORWARD_AUTH_DOMAINS=app.example.com', `FORWARD_AUTH_DOMAINS=${APP_HOST}:${ports.proxy}`],
         ['SESSION_DOMAIN=example.com', 'SESSION_DOMAIN=gatehouse.test'],

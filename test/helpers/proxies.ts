@@ -26,7 +26,7 @@ export interface ProxyProcess {
 }
 
 /**
- * nginx with `serverBlocks` (the README's) inside a main configuration of its own: in the foreground
+ * nginx with `serverBlocks` (from docs/integrations/) inside a main configuration of its own: in the foreground
  * (`daemon off`, so it is our child), one worker, pid file, temp paths and error log in a temporary
  * prefix, no access log. Run as root, the workers would drop to `nobody`, who cannot enter the
  * temporary folder (mode 0700): `user root;` keeps them as they are. As another user, nginx cannot
@@ -59,7 +59,7 @@ export async function startNginx(serverBlocks: string, port: number): Promise<Pr
 }
 
 /**
- * Caddy with `siteBlocks` (the README's) after global options that keep it to itself: no admin
+ * Caddy with `siteBlocks` (from docs/integrations/) after global options that keep it to itself: no admin
  * endpoint (port 2019 would clash between runs), no automatic HTTPS, loopback only, certificates
  * storage and autosaved config in a temporary folder (also HOME and XDG_*, so nothing lands in ~).
  */

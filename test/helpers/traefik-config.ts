@@ -1,7 +1,7 @@
 /**
- * Reads the README's two Traefik configurations (Docker labels in a compose file, and the file
- * provider's dynamic configuration) into one shape the Traefik model runs (traefik-forward-auth.ts):
- * so the routers, middlewares and services shown to readers are the ones the tests use.
+ * Reads the two Traefik configurations of docs/integrations/traefik.md (Docker labels in a compose
+ * file, and the file provider's dynamic configuration) into one shape the Traefik model runs
+ * (traefik-forward-auth.ts): so the routers, middlewares and services shown to readers are the ones the tests use.
  */
 
 type Yaml = string | Yaml[] | { [key: string]: Yaml };
@@ -126,7 +126,7 @@ function lowerKeys(tree: { [key: string]: Yaml }): { [key: string]: Yaml } {
 }
 
 /**
- * The YAML the README's blocks use, and no more: nested mappings by indentation, `- item` lists (of
+ * The YAML the docs' blocks use, and no more: nested mappings by indentation, `- item` lists (of
  * scalars or mappings), `[a, b]` lists, double-quoted or plain scalars, `#` comment lines.
  */
 export function parseYaml(text: string): Yaml {

@@ -1,19 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { docsBlock, fillIn } from '../helpers/docs-config.ts';
 import { proxyHttpScenarios } from '../helpers/forward-auth-scenarios.ts';
 import type { StackPorts } from '../helpers/forward-auth-stack.ts';
 import { clientFor, type ForwardAuthStack, startForwardAuthStack } from '../helpers/forward-auth-stack.ts';
 import { USER_HEADERS } from '../helpers/protected-app.ts';
-import { fillIn, readmeBlock } from '../helpers/readme-config.ts';
 import { fromDockerLabels, fromFileProvider, type TraefikConfig } from '../helpers/traefik-config.ts';
 import { startTraefikModel } from '../helpers/traefik-forward-auth.ts';
 
 /**
- * docs/integrations/forward-auth.md for Traefik, which is not in Debian: Gatehouse (a real server process) behind a model
- * of Traefik's forwardAuth middleware (test/helpers/traefik-forward-auth.ts), driven by the README's
- * two Traefik configurations. Traefik's documentation names the request headers its ForwardAuth
- * sends (Middlewares → ForwardAuth → "Forward-Request Headers"): X-Forwarded-Method, -Proto, -Host,
- * -Uri and -For; and it "returns the response from the authentication server" when that is not 2xx.
+ * docs/integrations/forward-auth.md for Traefik, which is not in Debian: Gatehouse (a real server process)
+ * behind a model of Traefik's forwardAuth middleware (test/helpers/traefik-forward-auth.ts), driven by the
+ * two Traefik configurations of docs/integrations/traefik.md. Traefik's documentation names the request
+ * headers its ForwardAuth sends (Middlewares → ForwardAuth → "Forward-Request Headers"):
+ * X-Forwarded-Method, -Proto, -Host, -Uri and -For; and it "returns the response from the authentication server" when that is not 2xx.
  */
 const HOSTS: ReadonlyArray<readonly [string, string]> = [
   ['auth.example.com', 'auth.gatehouse.test'],
@@ -23,7 +23,7 @@ const HOSTS: ReadonlyArray<readonly [string, string]> = [
 const configurations: Record<string, (ports: StackPorts) => TraefikConfig> = {
   'file provider': (ports) =>
     fromFileProvider(
-      fillIn(readmeBlock('traefik-file'), [
+      fillIn(docsBlock('integrations/traefik.md', 'traefik-file'), [
         ...HOSTS,
         ['http://127.0.0.1:3000', `http://127.0.0.1:${ports.gatehouse}`],
         ['http://127.0.0.1:8080', `http://127.0.0.1:${ports.app}`],
@@ -31,7 +31,7 @@ const configurations: Record<string, (ports: StackPorts) => TraefikConfig> = {
     ),
   'Docker labels': (ports) =>
     fromDockerLabels(
-      fillIn(readmeBlock('traefik-labels'), [
+      fillIn(docsBlock('integrations/traefik.md', 'traefik-labels'), [
         ...HOSTS,
         ['http://gatehouse:3000', `http://127.0.0.1:${ports.gatehouse}`],
       ]),
@@ -40,7 +40,7 @@ const configurations: Record<string, (ports: StackPorts) => TraefikConfig> = {
 };
 
 for (const [kind, configuration] of Object.entries(configurations)) {
-  describe(`forward auth behind Traefik's forwardAuth (README, ${kind})`, () => {
+  describe(`forward auth behind Traefik's forwardAuth (docs/integrations/traefik.md, ${kind})`, () => {
     let stack: ForwardAuthStack;
     before(async () => {
       stack = await startForwardAuthStack((ports) => startTraefikModel(configuration(ports), ports.proxy));
