@@ -8,7 +8,7 @@ import {
   revokeAccessTokens,
 } from '../auth/tokens/access-tokens.ts';
 import type { Database } from '../db/schema.ts';
-import { field, rules } from '../lib/validation.ts';
+import { field, type JsonSchema, rules } from '../lib/validation.ts';
 
 export interface ApiTokenDeps {
   readonly db: Kysely<Database>;
@@ -29,8 +29,18 @@ export function abilitiesField(catalogue: readonly string[]) {
       if (!Array.isArray(list) || list.length > catalogue.length * 2) return { key: 'validation.array' };
       if (!list.every((a) => typeof a === 'string' && catalogue.includes(a))) return { key: 'validation.in' };
       return undefined;
-    }),
+    }, abilitiesJson(catalogue)),
   );
+}
+
+/** The same in JSON Schema (/openapi.json): a list of catalogue entries, or one entry alone. */
+function abilitiesJson(catalogue: readonly string[]): JsonSchema {
+  return {
+    anyOf: [
+      { type: 'array', items: { enum: [...catalogue] }, maxItems: catalogue.length * 2 },
+      { enum: [...catalogue] },
+    ],
+  };
 }
 
 export function createTokenSchema(catalogue: readonly string[]) {

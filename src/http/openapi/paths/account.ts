@@ -3,10 +3,21 @@ import { EXPORT_PARTS } from '../../../account/data-export.ts';
 import { profileSchema } from '../../../account/email-change.ts';
 import { passwordChangeSchema } from '../../../account/password-change.ts';
 import { passwordCheckSchema } from '../../../account/password-check.ts';
+import type { JsonSchema } from '../../../lib/validation.ts';
 import { twoFactorConfirmSchema } from '../../routes/account/two-factor.ts';
 import { bodySchema } from '../bodies.ts';
 import type { Op } from '../operation.ts';
 import { ref } from '../schemas.ts';
+
+/** GET /user/export: one key per part of account/data-export.ts, each part's shape its own. */
+const exportDocument: JsonSchema = {
+  type: 'object',
+  properties: {
+    exported_at: { type: 'string', format: 'date-time' },
+    ...Object.fromEntries(EXPORT_PARTS.map((part) => [part.name, { description: `The ${part.name} part.` }])),
+  },
+  required: ['exported_at', ...EXPORT_PARTS.map((part) => part.name)],
+};
 
 const form = true;
 const access = 'session';
@@ -169,7 +180,7 @@ export function accountPaths(abilityCatalogue: readonly string[]): Record<string
         responses: {
           200: {
             description: 'A JSON file (`Content-Disposition: attachment`), one key per part.',
-            json: { type: 'object', required: ['exported_at', ...EXPORT_PARTS.map((part) => part.name)] },
+            json: exportDocument,
           },
         },
       },

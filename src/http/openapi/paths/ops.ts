@@ -86,7 +86,14 @@ export const opsPaths: Record<string, Record<string, Op>> = {
       access: 'public',
       summary: 'This document (OpenAPI 3.1)',
       responses: {
-        200: { description: 'The document.', json: { type: 'object', required: ['openapi', 'paths'] } },
+        200: {
+          description: 'The document.',
+          json: {
+            type: 'object',
+            properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } },
+            required: ['openapi', 'paths'],
+          },
+        },
       },
     },
   },

@@ -14,16 +14,38 @@ const notFound = message('Not one of your passkeys.');
 const webAuthnJson = (name: string): JsonSchema => ({
   type: 'object',
   description: `A WebAuthn ${name} (JSON form, as \`@simplewebauthn/browser\` makes it).`,
+  properties: {
+    id: { type: 'string', description: 'The credential id, base64url.' },
+    rawId: { type: 'string', description: 'The same id, base64url.' },
+    response: { type: 'object', description: "The authenticator's answer (base64url fields)." },
+    type: { const: 'public-key' },
+  },
   required: ['id', 'rawId', 'response', 'type'],
 });
 const creationOptions: JsonSchema = {
   type: 'object',
   description: 'PublicKeyCredentialCreationOptionsJSON: rp.id is the hostname of APP_URL.',
+  properties: {
+    challenge: { type: 'string', description: 'base64url.' },
+    rp: { type: 'object', description: 'The relying party: `id` and `name`.' },
+    user: { type: 'object', description: 'The account: `id` (base64url), `name`, `displayName`.' },
+    pubKeyCredParams: { type: 'array', items: { type: 'object' } },
+    excludeCredentials: {
+      type: 'array',
+      items: { type: 'object' },
+      description: 'The passkeys the account has already, so an authenticator does not make a second one.',
+    },
+    authenticatorSelection: { type: 'object' },
+  },
   required: ['challenge', 'rp', 'user', 'pubKeyCredParams', 'excludeCredentials', 'authenticatorSelection'],
 };
 const requestOptions: JsonSchema = {
   type: 'object',
   description: 'PublicKeyCredentialRequestOptionsJSON: no allowCredentials (discoverable credentials).',
+  properties: {
+    challenge: { type: 'string', description: 'base64url.' },
+    rpId: { type: 'string', description: 'The hostname of APP_URL.' },
+  },
   required: ['challenge', 'rpId'],
 };
 const passkey = (withLastUse: boolean): JsonSchema => {

@@ -18,10 +18,12 @@ export const issueSchema = {
     rules.array(),
     rules.max(100),
     // Bounded in length too: 100 abilities of any size would let one login store a megabyte per token.
-    rules.custom((v) =>
-      (v as unknown[]).every((a) => typeof a === 'string' && a.length <= 255 && ABILITY_PATTERN.test(a))
-        ? undefined
-        : { key: 'validation.format' },
+    rules.custom(
+      (v) =>
+        (v as unknown[]).every((a) => typeof a === 'string' && a.length <= 255 && ABILITY_PATTERN.test(a))
+          ? undefined
+          : { key: 'validation.format' },
+      { items: { type: 'string', maxLength: 255, pattern: ABILITY_PATTERN.source } },
     ),
   ),
   expires_in: field.optional(rules.integer(1, MAX_EXPIRES_IN)),
