@@ -62,6 +62,7 @@ export type AuditEvent =
   | 'two_factor.recovery_code_used'
   | 'two_factor.challenge_failed'
   | 'two_factor.lockout'
+  | 'two_factor.wrong_codes_lockout'
   // Passkeys (src/passkeys/, docs/guides/passkeys.md). A passkey sign-in itself is `login.succeeded` (method
   // "passkey"), so everything derived from logins (webhooks, metrics) counts it as one.
   | 'passkey.created'

@@ -27,6 +27,8 @@ export interface CompletedLogin {
    * passkeys/authentication.ts). The login then waits for the challenge instead of completing.
    */
   readonly twoFactorOwed?: boolean;
+  /** A status line for the page the login lands on (how many recovery codes are left). */
+  readonly notice?: string;
 }
 
 /** Where each guard's two-factor challenge lives (docs/guides/two-factor.md). */
@@ -60,6 +62,11 @@ export async function completeLogin(
   session.pull(PENDING_LOGIN_KEY);
   const intended = request.intendedUrl(login.guard).take(reply, login.user.id);
   await session.login(login.user.id, login.remember);
+  // After the login, which starts the session clean; before the answer, which writes it.
+  if (login.notice !== undefined) {
+    if (login.guard === 'admin') session.flash('admin', { kind: 'ok', text: login.notice });
+    else session.flash('status', login.notice);
+  }
   rememberDevice(request, reply, login.user.id);
   if (expectsJson(request)) return reply.code(204).send();
   return reply.redirect(destination(request, login, intended));

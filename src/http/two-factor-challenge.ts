@@ -120,12 +120,15 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
         }
         if (result.status === 'invalid') return refuse(t(`two_factor.${field}_invalid`), 422);
         await auth.recordLoginSucceeded(options.guard, user.id, { ...audit, actorId: user.id });
+        const left = result.recoveryCodesLeft;
         return completeLogin(request, reply, {
           guard: options.guard,
           user,
           remember: pending.remember,
           fallback: options.fallback,
           proof: 'two-factor',
+          // After a recovery code, the next page says how many are left (the owner's mail says it too).
+          notice: left === undefined ? undefined : t('two_factor.recovery_login_left', { count: left }),
         });
       },
     );

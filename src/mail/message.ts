@@ -7,6 +7,7 @@ export type MailKind =
   | 'invitation'
   | 'test'
   | 'two-factor-notice'
+  | 'two-factor-lockout'
   // Account self-service (account/mails.ts)
   | 'email-change'
   | 'email-changed'

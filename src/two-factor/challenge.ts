@@ -1,7 +1,8 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { Limit, RateLimiter } from '../auth/throttle/rate-limiter.ts';
 import type { User } from '../users/user.ts';
-import { type Proof, type TwoFactorDeps, verifySecondFactor } from './two-factor.ts';
+import { type Proof, type TwoFactorDeps, unusedRecoveryCodes, verifySecondFactor } from './two-factor.ts';
+import { countWrongCode, endWrongCodeStreak, wrongCodesLockout } from './wrong-codes.ts';
 
 export interface ChallengeDeps extends TwoFactorDeps {
   readonly limiter: RateLimiter;
@@ -10,7 +11,8 @@ export interface ChallengeDeps extends TwoFactorDeps {
 }
 
 export type ChallengeResult =
-  | { readonly status: 'passed' }
+  /** `recoveryCodesLeft`: after a recovery code, how many are left (the next page says so). */
+  | { readonly status: 'passed'; readonly recoveryCodesLeft?: number }
   | { readonly status: 'invalid' }
   | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
 
@@ -34,6 +36,9 @@ export async function passChallenge(
     ...(attempt.pendingId === null ? [] : [`two-factor:pending:${attempt.pendingId}`]),
   ];
   const method = 'code' in proof ? 'code' : 'recovery_code';
+  // Ten wrong codes in a row refuse every door for 15 minutes, the right code too (wrong-codes.ts).
+  const lockedMs = await wrongCodesLockout(deps.db, user.id, audit.now);
+  if (lockedMs > 0) return { status: 'throttled', retryAfterSeconds: Math.ceil(lockedMs / 1000) };
   for (const key of keys) {
     const reserved = await deps.limiter.attempt(key, deps.limit);
     if (!reserved.allowed) {
@@ -47,8 +52,11 @@ export async function passChallenge(
       channel: attempt.channel,
       method,
     });
+    await countWrongCode(deps, user, attempt.channel, audit);
     return { status: 'invalid' };
   }
+  await endWrongCodeStreak(deps.db, user.id);
   await Promise.all(keys.map((key) => deps.limiter.clear(key)));
-  return { status: 'passed' };
+  if ('code' in proof) return { status: 'passed' };
+  return { status: 'passed', recoveryCodesLeft: (await unusedRecoveryCodes(deps, user.id))?.length ?? 0 };
 }

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import type { Generated, Insertable, Selectable } from 'kysely';
 
 /**
  * One row per user who started enrolling. The secret and the recovery codes are sealed with APP_KEY
@@ -13,6 +13,10 @@ export interface TwoFactorCredentialsTable {
   confirmed_at: number | null;
   /** The last TOTP time step accepted: a code of this step or an earlier one is refused (replay). */
   last_used_step: number | null;
+  /** Wrong codes in a row since the last right one (docs/security.md, two-factor/wrong-codes.ts). */
+  failed_attempts: Generated<number>;
+  /** Until when (ms) the challenges are refused after the tenth wrong code in a row; null: never was. */
+  locked_until: number | null;
   created_at: number;
   updated_at: number;
 }

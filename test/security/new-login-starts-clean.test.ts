@@ -4,7 +4,7 @@ import { fakeClock } from '../../src/lib/clock.ts';
 import { signedInBrowser } from '../helpers/account.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
-import { guestWithOptions, userWithPasskey } from '../helpers/passkeys.ts';
+import { userWithPasskey } from '../helpers/passkeys.ts';
 import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 
 const clock = fakeClock(midStep());
