@@ -141,7 +141,9 @@ export function loadConfig(
 
   const port = integer(read, 'PORT', 3000, 0, 65535);
   const host = read('HOST') ?? '127.0.0.1';
-  const appUrl = url(read, 'APP_URL', `http://127.0.0.1:${port}`);
+  // localhost, not 127.0.0.1: browsers accept `localhost` as a passkey (WebAuthn RP) domain even over
+  // plain http, never an IP address (docs/getting-started.md).
+  const appUrl = url(read, 'APP_URL', `http://localhost:${port}`);
   const storagePath = resolvePath(cwd, read('STORAGE_PATH') ?? 'storage');
   const mailMailer = oneOf(read, 'MAIL_MAILER', ['smtp', 'log'] as const, 'log');
   const appHost = new URL(appUrl).host;

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { trustProxyWarning } from './http/trust-proxy.ts';
 import { tightenDirectory } from './lib/private-files.ts';
+import { nextSteps } from './next-steps.ts';
 import { createServices } from './services.ts';
 
 /** `npm start` / `gatehouse serve`: migrate, listen, and close gracefully on SIGTERM/SIGINT. */
@@ -20,7 +21,15 @@ export async function serve(): Promise<void> {
   // storage/ (app key, logged mails, the default database) is the owner's alone (docs/security.md); one
   // made by an older version is tightened here, a missing one is made 0700 by whatever first needs it.
   tightenDirectory(config.storagePath);
-  const services = createServices(config);
+  // MAIL_MAILER=log on an interactive terminal: a person is watching this process, not a log collector,
+  // so each mail's link is printed there, whole and clickable, to verify an address or reset a password
+  // without a mail server (docs/getting-started.md). Never into the JSON log lines, which are shipped and
+  // kept (docs/guides/operations.md): a link in them would let whoever reads the logs take the account.
+  // Not on a pipe either, which is where systemd, Docker or a supervisor collect output into logs.
+  const mailLinksShown = config.mail.mailer === 'log' && process.stdout.isTTY === true;
+  const services = createServices(config, {
+    mailTerminal: mailLinksShown ? (text) => process.stdout.write(text) : undefined,
+  });
   await migrateToLatest(services.database.db);
   const app = await buildApp(services);
   const trustWarning = trustProxyWarning(config.trustProxy);
@@ -35,6 +44,8 @@ export async function serve(): Promise<void> {
   process.stdout.write(
     `${config.appName} listening on http://${config.host}:${port} (APP_URL ${config.appUrl})\n`,
   );
+  const adminExists = (await services.admin.ownerId()) !== null;
+  process.stdout.write(nextSteps(config, { adminExists, mailLinksShown }));
 
   let closing = false;
   const shutdown = (signal: string) => {

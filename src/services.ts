@@ -25,6 +25,7 @@ import { primedLookup } from './db/fast-path/primer.ts';
 import { redirectTarget } from './forward-auth/redirect-target.ts';
 import { createI18n } from './i18n/i18n.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import type { MailTerminal } from './mail/log-transport.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createMailing } from './mail/mailing.ts';
 import { OutboxWorker } from './mail/outbox-worker.ts';
@@ -44,6 +45,8 @@ export interface ServiceOverrides {
   hasher?: PasswordHasher;
   database?: DatabaseHandle;
   mailer?: Transport;
+  /** Where the log mailer shows each mail's link: a developer's terminal (server.ts), never a log. */
+  mailTerminal?: MailTerminal;
   outbox?: Partial<OutboxSettings>;
   /** The webhook worker's schedule (tests shorten the retries). */
   webhooks?: Partial<OutboxSettings>;
@@ -81,7 +84,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const hasher =
     overrides.hasher ?? createPasswordHasher(config.hashConcurrency, undefined, config.hashQueueMax);
   const i18n = createI18n(config.locale, config.fallbackLocale);
-  const mailer = overrides.mailer ?? createMailer(config, () => outbox.log);
+  const mailer = overrides.mailer ?? createMailer(config, () => outbox.log, overrides.mailTerminal);
   // Durable mail queue: use cases enqueue in their transaction; server.ts starts the worker.
   const outbox: OutboxWorker = new OutboxWorker({
     db,

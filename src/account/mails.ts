@@ -14,6 +14,7 @@ export function emailChangeMessage(
   return build(context, 'email-change', to, [link.signature], (t) => ({
     subject: t('account_mail.change.subject'),
     intro: [t('account_mail.change.intro', { app: context.brand.appName })],
+    introText: [t('account_mail.change.intro_text', { app: context.brand.appName })],
     action: { label: t('account_mail.change.action'), url: link.url },
     outro: [
       t('account_mail.change.expiry', { count: link.expiresInMinutes }),

@@ -10,6 +10,11 @@ import { html } from '../lib/html.ts';
 export interface MailContent {
   readonly name?: string | undefined;
   readonly intro: readonly string[];
+  /**
+   * The text part's intro when the HTML one speaks of its button: a plain-text reader sees no button,
+   * only the link spelled out below ("open the link below", never "click the button").
+   */
+  readonly introText?: readonly string[];
   readonly action?: { readonly label: string; readonly url: string };
   readonly outro: readonly string[];
 }
@@ -21,7 +26,7 @@ export interface Brand {
 
 export function renderText(content: MailContent, brand: Brand, t: Translate): string {
   const lines: string[] = [greeting(content, t), ''];
-  for (const line of content.intro) lines.push(line, '');
+  for (const line of content.introText ?? content.intro) lines.push(line, '');
   if (content.action) lines.push(`${content.action.label}: ${content.action.url}`, '');
   for (const line of content.outro) lines.push(line, '');
   lines.push(t('mail.regards'), brand.appName, '', '-- ', `${brand.appName} · ${brand.appUrl}`);

@@ -8,6 +8,12 @@ import { type MailMessage, redactSecrets } from './message.ts';
 import { type MailLog, mailOptions, type SendResult, type Transport } from './transport.ts';
 
 /**
+ * Where a developer watching `npm start` sees each mail's link (server.ts decides when there is one).
+ * Never a log: the link is the mail's secret, and logs travel and last far longer than a terminal.
+ */
+export type MailTerminal = (text: string) => void;
+
+/**
  * The embedded default mailer. Each message is composed exactly as SMTP would send it and written,
  * whole, as an .eml file under storage/mail/ (mode 0600: it holds working links), plus one log line.
  *
@@ -15,7 +21,12 @@ import { type MailLog, mailOptions, type SendResult, type Transport } from './tr
  * text part with reset tokens and link signatures blanked out, and names the .eml file. Logs are
  * shipped and kept far more widely than a 0600 file, and docs/guides/operations.md forbids reset tokens in them.
  */
-export function logTransport(config: MailConfig, storagePath: string, log: () => MailLog): Transport {
+export function logTransport(
+  config: MailConfig,
+  storagePath: string,
+  log: () => MailLog,
+  terminal?: MailTerminal,
+): Transport {
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
   const folder = join(storagePath, 'mail');
   return {
@@ -44,6 +55,7 @@ export function logTransport(config: MailConfig, storagePath: string, log: () =>
         },
         `mail written to ${shown} (link secrets redacted in this log line; the .eml holds the whole message)`,
       );
+      terminal?.(terminalLines(message, shown));
       return {
         accepted: [message.to.address],
         rejected: [],
@@ -54,4 +66,14 @@ export function logTransport(config: MailConfig, storagePath: string, log: () =>
     },
     close() {},
   };
+}
+
+/**
+ * "Mail to ada@example.com — Verify Email Address" and the link on its own line, whole and unencoded
+ * (terminals make it clickable), unlike the .eml, whose quoted-printable text breaks links at 76
+ * characters.
+ */
+export function terminalLines(message: MailMessage, file: string): string {
+  const head = `Mail to ${message.to.address} — ${message.subject} (${file})`;
+  return message.action ? `${head}\n  ${message.action.label}: ${message.action.url}\n` : `${head}\n`;
 }

@@ -30,6 +30,11 @@ export interface MailMessage {
   readonly html: string;
   readonly locale: string;
   /**
+   * The link the mail asks its reader to open (its button), when it has one: the log mailer shows it
+   * on a developer's terminal (log-transport.ts). It holds the mail's secrets; never log it.
+   */
+  readonly action?: { readonly label: string; readonly url: string };
+  /**
    * Substrings that grant access (a reset token, a link signature). They travel with the message
    * (inside the encrypted outbox payload) only so that logs can blank them out.
    */

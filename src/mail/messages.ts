@@ -56,6 +56,7 @@ export function verifyEmailMessage(
   return build(context, 'verify-email', to, [link.signature], (t) => ({
     subject: t('mail.verify.subject'),
     intro: [t('mail.verify.intro')],
+    introText: [t('mail.verify.intro_text')],
     action: { label: t('mail.verify.action'), url: link.url },
     outro: [t('mail.verify.expiry', { count: link.expiresInMinutes }), t('mail.verify.outro')],
   }));
@@ -163,6 +164,7 @@ export function build(
   const content: MailContent = { ...body, name };
   return checkMessage({
     kind,
+    ...(body.action ? { action: body.action } : {}),
     to: name === undefined ? { address: to.email } : { address: to.email, name },
     subject: subject.replace(/[\r\n]+/g, ' '),
     text: renderText(content, context.brand, t),

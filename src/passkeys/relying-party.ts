@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync } from 'node:crypto';
+import { isIP } from 'node:net';
 
 /** Who the passkeys belong to, as browsers and authenticators see it (docs/guides/passkeys.md). */
 export interface RelyingParty {
@@ -8,6 +9,12 @@ export interface RelyingParty {
   readonly origin: string;
   /** APP_NAME, which the browser's dialog shows. */
   readonly name: string;
+  /**
+   * Whether browsers accept `id` as a passkey domain at all: WebAuthn wants a domain name (`localhost`
+   * included), and every browser refuses an IP address (a SecurityError), so pages offer no passkey
+   * button that could only fail (docs/guides/passkeys.md).
+   */
+  readonly usable: boolean;
 }
 
 /**
@@ -17,7 +24,8 @@ export interface RelyingParty {
  */
 export function relyingParty(appUrl: string, appName: string): RelyingParty {
   const url = new URL(appUrl);
-  return { id: url.hostname, origin: url.origin, name: appName };
+  const usable = isIP(url.hostname.replace(/^\[|\]$/g, '')) === 0;
+  return { id: url.hostname, origin: url.origin, name: appName, usable };
 }
 
 /**

@@ -194,6 +194,26 @@ for (const { name: dialect, skip } of await availableDialects()) {
       );
     });
 
+    test('make:admin without APP_URL names the URL the server on that PORT has: http://localhost:$PORT', async () => {
+      const { APP_URL: _, ...withoutUrl } = env;
+      const args = ['make:admin', '--name', 'Port Admin', '--password', PASSWORD];
+      const onPort = await spawned(
+        [...args, '--email', 'port@example.com'],
+        { ...withoutUrl, PORT: '4123' },
+        work,
+      );
+      assert.equal(onPort.stderr, '');
+      assert.equal(
+        onPort.stdout,
+        'Success! port@example.com may now log in at http://localhost:4123/admin/login\n',
+      );
+      const usual = await spawned([...args, '--email', 'default@example.com'], withoutUrl, work);
+      assert.equal(
+        usual.stdout,
+        'Success! default@example.com may now log in at http://localhost:3000/admin/login\n',
+      );
+    });
+
     test('on a terminal it asks for what is missing, hides the password and asks for it twice', async () => {
       const result = await typed(
         ['make:admin', '--email', 'ada@example.com'],

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { startFlags } from '../../bench/processes.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
+import { freePort } from '../helpers/smtp-sink.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'gatehouse-server-'));
@@ -17,12 +18,21 @@ after(() => rmSync(work, { recursive: true, force: true }));
  * included (they decide when the first garbage collections run, and so when a native-lifetime bug such
  * as db/sqlite-handles.ts describes would show).
  */
-function start(env: Record<string, string>): {
+function start(
+  env: Record<string, string>,
+  options: { terminal?: boolean } = {},
+): {
   child: ChildProcess;
   output: () => string;
   exit: Promise<number | null>;
 } {
-  const child = spawn(process.execPath, [...startFlags(), '--import', 'tsx', 'src/server.ts'], {
+  const command = [process.execPath, ...startFlags(), '--import', 'tsx', 'src/server.ts'];
+  // `terminal`: under script(1), whose pseudo-terminal makes the server's stdout a TTY, as in a
+  // developer's shell (its output then ends lines with \r\n).
+  const [file, ...args] = options.terminal
+    ? ['script', '-qfec', command.map((part) => `'${part}'`).join(' '), '/dev/null']
+    : command;
+  const child = spawn(file!, args, {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -95,8 +105,103 @@ describe('the server process', () => {
       assert.equal(await server.exit, 0, server.output());
       assert.match(server.output(), /"msg":"shutting down"/);
       assert.doesNotMatch(server.output(), /Error|unhandled/i);
+      // The next steps, on a pipe: where mail goes, but no mail's link (a pipe is where logs are collected).
+      const steps = server.output().split('Next steps:\n')[1]?.split('\n\n')[0] ?? '';
+      assert.match(steps, /^- Create the first admin: npx gatehouse make:admin$/m);
+      assert.match(steps, /each mail is written to .*storage\/mail\/\.\n {2}Set MAIL_MAILER=smtp/);
+      assert.doesNotMatch(steps, /printed here/);
     } finally {
       server.child.kill('SIGKILL');
+    }
+  });
+
+  test("first run on a terminal: APP_URL is localhost:PORT, the next steps, and each mail's link (never in the JSON log)", {
+    skip: existsSync('/usr/bin/script') ? false : 'script(1) (util-linux) is not installed',
+  }, async () => {
+    const port = await freePort();
+    const server = start(
+      {
+        PORT: String(port),
+        DATABASE_URL: `sqlite:${join(work, 'first-run.sqlite')}`,
+        STORAGE_PATH: join(work, 'first-run-storage'),
+        APP_KEY: TEST_APP_KEY,
+      },
+      { terminal: true },
+    );
+    try {
+      await waitFor(() => server.output().match(/printed here as it goes out\.\r?\n/), server.exit);
+      const output = () => server.output().replace(/\r\n/g, '\n');
+      assert.match(
+        output(),
+        new RegExp(`listening on http://127\\.0\\.0\\.1:${port} \\(APP_URL http://localhost:${port}\\)`),
+      );
+      assert.ok(
+        output().includes(
+          `- Create the first admin: npx gatehouse make:admin\n  (then sign in to the panel at http://localhost:${port}/admin/login)\n- Open http://localhost:${port} to sign up or log in.\n`,
+        ),
+        output(),
+      );
+      assert.doesNotMatch(output(), /Passkeys are off/, 'localhost is a passkey domain');
+
+      // Sign up in "the browser": the verification mail's link appears on the terminal, whole.
+      const base = `http://127.0.0.1:${port}`;
+      const cookies = new Map<string, string>();
+      const visit = async (path: string, init: RequestInit = {}) => {
+        const response = await fetch(`${base}${path}`, {
+          ...init,
+          redirect: 'manual',
+          headers: { ...init.headers, cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') },
+        });
+        for (const line of response.headers.getSetCookie()) {
+          const [pair] = line.split(';');
+          const at = pair!.indexOf('=');
+          cookies.set(pair!.slice(0, at), pair!.slice(at + 1));
+        }
+        return response;
+      };
+      const form = await (await visit('/register')).text();
+      const token = /name="_token" value="([^"]+)"/.exec(form)?.[1] ?? '';
+      const registered = await visit('/register', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          _token: token,
+          name: 'Ada',
+          email: 'ada@example.com',
+          password: 'violet harbour lantern',
+          password_confirmation: 'violet harbour lantern',
+        }).toString(),
+      });
+      assert.equal(registered.status, 302);
+      const [, link] = await waitFor(
+        () =>
+          output().match(
+            /^Mail to ada@example\.com — Verify Email Address \(.*\.eml\)\n {2}Verify Email Address: (\S+)$/m,
+          ),
+        server.exit,
+      );
+      assert.match(
+        link!,
+        new RegExp(
+          `^http://localhost:${port}/email/verify/1/[0-9a-f]{40}\\?expires=\\d+&signature=[0-9a-f]{64}$`,
+        ),
+      );
+      const signature = new URL(link!).searchParams.get('signature')!;
+      const jsonLines = output()
+        .split('\n')
+        .filter((line) => line.startsWith('{'));
+      assert.ok(
+        jsonLines.some((line) => line.includes('"kind":"verify-email"')),
+        'the mail is logged',
+      );
+      assert.ok(!jsonLines.some((line) => line.includes(signature)), 'the link secret is not in the log');
+      // Copied into the browser, the link verifies the address.
+      const opened = await visit(new URL(link!).pathname + new URL(link!).search);
+      assert.equal(opened.status, 302);
+      assert.equal(opened.headers.get('location'), '/dashboard?verified=1');
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exit;
     }
   });
 

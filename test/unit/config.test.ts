@@ -27,6 +27,17 @@ function refuses(env: Record<string, string>, variable: string) {
   );
 }
 
+describe('APP_URL', () => {
+  test('defaults to http://localhost:$PORT (a passkey domain, which an IP address is not)', () => {
+    assert.equal(load({}).appUrl, 'http://localhost:3000');
+    assert.equal(load({ PORT: '4123' }).appUrl, 'http://localhost:4123');
+    assert.equal(
+      load({ PORT: '4123', APP_URL: 'https://auth.example.com' }).appUrl,
+      'https://auth.example.com',
+    );
+  });
+});
+
 describe('TOKEN_EXPIRATION', () => {
   test('defaults to 525960 minutes', () => {
     assert.equal(load({}).tokenExpirationMinutes, 525960);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { emailChangeMessage } from '../../src/account/mails.ts';
 import { createI18n } from '../../src/i18n/i18n.ts';
 import { MailHeaderError } from '../../src/mail/message.ts';
 import {
+  invitationMessage,
   type MailContext,
   passwordChangedMessage,
   resetPasswordMessage,
@@ -56,6 +58,32 @@ test('every builder renders a text and an HTML part in each language, links only
     );
     assert.deepEqual(reset.secrets, ['tok_EN-123']);
     assert.ok(reset.text.includes('60'), 'expiry minutes are stated');
+  }
+});
+
+test('a text part never asks to click a button (it has none): it says to open the link, spelled out below', () => {
+  // The words the HTML parts use for their button, in each language.
+  const button = /button|click|Schaltfläche|klicken|bouton|cliquer|botón|clic|pulse/i;
+  for (const locale of ['en', 'de', 'fr', 'es'] as const) {
+    const to = { email: 'ada@example.com', locale };
+    const link = {
+      url: 'https://auth.example.com/base/email/x?signature=f00d',
+      signature: 'f00d',
+      expiresInMinutes: 60,
+    };
+    const messages = [
+      verifyEmailMessage(context, to, link),
+      emailChangeMessage(context, to, link),
+      resetPasswordMessage(context, to, 'tok', 60),
+      passwordChangedMessage(context, to, Date.UTC(2026, 0, 2, 3, 4)),
+      invitationMessage(context, to, 'tok', 60),
+      testMessage(context, to),
+    ];
+    for (const message of messages) {
+      assert.doesNotMatch(message.text, button, `${locale} ${message.kind}`);
+    }
+    assert.match(messages[0]!.html, button, `${locale}: the HTML part still has its button`);
+    assert.equal(messages[0]!.action?.url, link.url, "the link a developer's terminal shows");
   }
 });
 
