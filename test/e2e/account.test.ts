@@ -46,6 +46,17 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
       target.click(`${scope} form[action="${action}"] button[type=submit]`.trim()),
     ]);
   const status = async (target: Page) => (await target.textContent('[role=status]')) ?? '';
+  /** Follows the account area's side navigation to one of its pages. */
+  const openArea = async (target: Page, name: string) => {
+    await Promise.all([
+      target.waitForNavigation(),
+      target.getByRole('navigation', { name: 'Account settings' }).getByRole('link', { name }).click(),
+    ]);
+    assert.equal(
+      await target.getAttribute('.account-nav a[aria-current="page"]', 'data-area'),
+      new URL(target.url()).pathname.split('/')[2] ?? 'profile',
+    );
+  };
 
   async function logIn(target: Page) {
     await target.goto(withLang(`${base}/login`, 'en'));
@@ -81,6 +92,8 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
   });
 
   test('create a token and use it with fetch', async () => {
+    await openArea(page, 'API tokens');
+    assert.equal(new URL(page.url()).pathname, '/profile/tokens');
     await page.fill('#field-token-name', 'laptop script');
     await page.check('#ability-new-posts\\:read');
     await submit(page, '/user/api-tokens', '#api-tokens');
@@ -93,20 +106,24 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(await page.locator('#new-token').count(), 0, 'the plaintext is shown once');
   });
 
-  test('the page in four languages at 1280 and 390 px, every section filled', async () => {
+  test('every page of the account area in four languages at 1280 and 390 px, every section filled', async () => {
     // A pending address change, so its notice is in the pictures too.
+    await openArea(page, 'Profile');
     await page.fill('#field-email', 'ada.byron@example.net');
     await submit(page, '/user/profile-information');
     assert.match(await status(page), /We sent a confirmation link to ada\.byron@example\.net/);
-    await eachView(page, async (lang, width) => {
-      await page.goto(withLang(`${base}/profile`, lang));
-      await checkView(page, 'account', lang, width, { maxTabs: 120 });
-    });
+    for (const area of ['', '/security', '/sessions', '/tokens', '/data']) {
+      await eachView(page, async (lang, width) => {
+        await page.goto(withLang(`${base}/profile${area}`, lang));
+        await checkView(page, `account${area.replace('/', '-')}`, lang, width, { maxTabs: 60 });
+      });
+    }
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(withLang(`${base}/profile`, 'en'));
   });
 
   test('sign the other browser out from this one', async () => {
+    await openArea(page, 'Sessions');
     const end = page.locator('button[aria-label="Sign out Firefox 128 · Linux"]');
     assert.equal(await end.count(), 1);
     await Promise.all([page.waitForNavigation(), end.click()]);
@@ -117,7 +134,7 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
 
   test('change the password: the other browser is signed out, this one stays', async () => {
     await logIn(other);
-    await page.goto(`${base}/profile`);
+    await page.goto(`${base}/profile/security`);
     await page.fill('#field-current_password', password);
     await page.fill('#field-password', NEW_PASSWORD);
     await page.fill('#field-password_confirmation', NEW_PASSWORD);
@@ -131,7 +148,7 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
   });
 
   test('download the data: the link asks for the password, then the file arrives', async () => {
-    await page.goto(`${base}/profile`);
+    await page.goto(`${base}/profile/data`);
     await Promise.all([page.waitForNavigation(), page.click('#export a[href="/user/export"]')]);
     assert.equal(new URL(page.url()).pathname, '/user/confirm-password');
     await page.fill('#field-password', password);
@@ -153,7 +170,7 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
       assert.ok(!text.includes(secret), 'no secret in the download');
     }
     // Confirmed now: the link downloads at once.
-    await page.goto(`${base}/profile`);
+    await page.goto(`${base}/profile/data`);
     const [again] = await Promise.all([
       page.waitForEvent('download'),
       page.click('#export a[href="/user/export"]'),
@@ -164,6 +181,7 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
   test('delete the account: a wrong password is refused beside the field; the right one signs out everywhere', async () => {
     await logIn(other);
     await page.goto(`${base}/profile`);
+    await openArea(page, 'Your data');
     await page.fill('#field-delete-password', 'not my password');
     await submit(page, '/user', '#delete-account');
     assert.equal(

@@ -85,7 +85,7 @@ describe('passkeys in Chromium (virtual authenticator)', { skip: chromiumSkip() 
     await submit('/login');
     assert.equal(path(), '/dashboard');
 
-    await page.goto(`${base}/profile#passkeys`);
+    await page.goto(`${base}/profile/security`);
     assert.equal(
       await page.isVisible('form[data-passkey-register] button[type=submit]'),
       true,
@@ -102,7 +102,7 @@ describe('passkeys in Chromium (virtual authenticator)', { skip: chromiumSkip() 
     assert.equal(path(), '/user/confirm-password');
     await page.fill('#field-password', user.password);
     await submit('/user/confirm-password');
-    assert.equal(path(), '/profile');
+    assert.equal(path(), '/profile/security', 'back to the page the form was on');
 
     await page.fill('#field-passkey-name', 'This laptop');
     await submit('/user/passkeys');
@@ -124,20 +124,20 @@ describe('passkeys in Chromium (virtual authenticator)', { skip: chromiumSkip() 
     await sectionShot('passkeys-exists-error');
 
     await eachView(page, async (lang, width) => {
-      await page.goto(withLang(`${base}/profile`, lang));
+      await page.goto(withLang(`${base}/profile/security`, lang));
       await page.locator('#passkeys').scrollIntoViewIfNeeded();
       await checkView(page, 'passkeys-profile', lang, width, { maxTabs: 120 });
       if (lang === 'en' || lang === 'fr') await sectionShot(`passkeys-${lang}`);
     });
     await page.setViewportSize({ width: 1280, height: 800 });
-    await page.goto(withLang(`${base}/profile`, 'en'));
+    await page.goto(withLang(`${base}/profile/security`, 'en'));
     await page.click('details.passkey-rename summary');
     await page.click('#passkeys details.confirm summary');
     await page.locator('#passkeys').scrollIntoViewIfNeeded();
     await screenshot(page, 'passkeys-profile-rename-delete-open');
     await sectionShot('passkeys-rename-delete-open');
     await page.setViewportSize({ width: 390, height: 844 });
-    await page.goto(withLang(`${base}/profile`, 'en'));
+    await page.goto(withLang(`${base}/profile#passkeys`, 'en'));
     await page.click('details.passkey-rename summary');
     await screenshot(page, 'passkeys-profile-rename-open');
     await sectionShot('passkeys-rename-open');

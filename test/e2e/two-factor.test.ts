@@ -34,7 +34,7 @@ describe('two-factor authentication in Chromium', { skip: chromiumSkip() }, () =
     await submit('/login');
     assert.equal(new URL(page.url()).pathname, '/dashboard');
 
-    await page.goto(`${base}/profile`);
+    await page.goto(`${base}/profile/security`);
     await screenshot(page, 'two-factor-profile-off');
     await Promise.all([page.waitForNavigation(), page.click('#two-factor a.button')]);
     // Behind a password confirmation, then back.

@@ -54,6 +54,8 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Via',
     'Gatehouse',
     'Webhooks',
+    // The account area's "Sessions" (of browsers): the French word.
+    'Sessions',
   ],
   es: ['API', 'Guard', 'ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse', 'Webhooks'],
 };

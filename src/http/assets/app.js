@@ -50,3 +50,27 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
     }, 2000);
   });
 }
+
+// The account area: CSS shows the area holding the URL's #fragment (a form sends the browser back to
+// /profile#<section>); this keeps the side navigation's "current" mark on that area too, and opens it
+// where the browser cannot select by :has().
+const accountAreas = document.querySelector('.account-areas');
+if (accountAreas) {
+  const serverOpen = accountAreas.querySelector('.account-area.open');
+  const showArea = () => {
+    const id = decodeURIComponent(location.hash.slice(1));
+    const target = id ? document.getElementById(id) : null;
+    const area = target?.closest('.account-area') ?? serverOpen;
+    if (!area) return;
+    for (const each of accountAreas.querySelectorAll('.account-area')) {
+      each.classList.toggle('open', each === area);
+    }
+    for (const link of document.querySelectorAll('.account-nav a[data-area]')) {
+      if (link.getAttribute('data-area') === area.getAttribute('data-area')) {
+        link.setAttribute('aria-current', 'page');
+      } else link.removeAttribute('aria-current');
+    }
+  };
+  showArea();
+  window.addEventListener('hashchange', showArea);
+}

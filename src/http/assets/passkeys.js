@@ -25,9 +25,16 @@ function submitWith(form, credential) {
   form.submit();
 }
 
-/** The dialog was closed, timed out or refused: say so, in the page's language (data-* attributes). */
+/**
+ * The dialog was closed, timed out or refused: say so, in the page's language (data-* attributes). A
+ * SecurityError is the browser refusing passkeys for this page's address (opened at 127.0.0.1 while
+ * APP_URL says localhost, say): the message names the address where they work, not "closed".
+ */
 function ceremonyError(form, error) {
   if (error?.name === 'AbortError') return;
+  if (error?.name === 'SecurityError' && form.dataset.errorSecurity) {
+    return showError(form, form.dataset.errorSecurity);
+  }
   const exists = error?.name === 'InvalidStateError' && form.dataset.errorExists;
   showError(form, exists || form.dataset.errorCancelled);
 }

@@ -89,8 +89,10 @@ function sitePath(path: string): string {
   return /^[/\\]{2}/.test(visible) ? `/${visible.replace(/^[/\\]+/, '')}` : visible;
 }
 
+/** A header link, marked current on its page and the pages under it (/profile/security for /profile). */
 function navLink(href: string, label: string, path: string): Html {
-  return html`<a href="${href}"${href === path ? html` aria-current="page"` : ''}>${label}</a>`;
+  const current = path === href || path.startsWith(`${href}/`);
+  return html`<a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a>`;
 }
 
 function accountNav(request: FastifyRequest, account: Account | null | undefined, path: string): Html {

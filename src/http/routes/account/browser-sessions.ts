@@ -1,15 +1,16 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { BrowserSession, CurrentBrowser } from '../../../account/browser-sessions.ts';
+import type { FastifyInstance } from 'fastify';
+import type { BrowserSession } from '../../../account/browser-sessions.ts';
 import { NotFoundError } from '../../errors.ts';
 import { formRoute } from '../../form-methods.ts';
 import { auditContext } from '../../request-context.ts';
-import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword, validatePasswordForm } from './support.ts';
-
-/** This browser as the session list knows it. */
-export async function currentBrowser(request: FastifyRequest): Promise<CurrentBrowser> {
-  const session = await request.sessionOf('web').load();
-  return { key: session.key, rememberSelector: session.rememberSelector };
-}
+import {
+  ACCOUNT_GUARDS,
+  accountDone,
+  accountForm,
+  currentBrowser,
+  refusePassword,
+  validatePasswordForm,
+} from './support.ts';
 
 /** docs/guides/account.md's JSON shape of one browser session. */
 export function sessionJson(session: BrowserSession) {

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CurrentBrowser } from '../../../account/browser-sessions.ts';
 import { type PasswordCheck, passwordCheckSchema } from '../../../account/password-check.ts';
 import { parseId } from '../../../db/ids.ts';
 import type { Html } from '../../../lib/html.ts';
@@ -6,9 +7,11 @@ import { validate, validationError } from '../../../lib/validation.ts';
 import { NotFoundError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
+import { passwordConfirmed } from '../../password-confirmation.ts';
 import { formBody } from '../../request-context.ts';
-import { accountPage } from '../../views/account/page.ts';
-import { ACCOUNT_SECTIONS } from '../../views/account/sections/index.ts';
+import { accountPage } from '../../views/account/account-page.ts';
+import { type AccountArea, type AccountPageContext, areaOfForm } from '../../views/account/page.ts';
+import { ACCOUNT_AREAS } from '../../views/account/sections/index.ts';
 import { type FormState, formState } from '../../views/forms.ts';
 
 /** The `{id}` of a URL as a row id; anything that cannot name a row is 404 (db/ids.ts). */
@@ -59,26 +62,34 @@ export async function refusePassword(
 }
 
 /**
- * The account page: every section (ACCOUNT_SECTIONS), optionally with one section's failed form shown
- * again (its errors beside its fields, its input kept, never a password). GET /profile and every
- * form of the page that fails use it.
+ * The account area (ACCOUNT_AREAS) with `area` open — or, when a form failed, the area of that form,
+ * shown again with its errors beside its fields and its input kept (never a password). GET /profile,
+ * GET /profile/{area} and every form of the area that fails use it.
  */
 export async function accountPageHtml(
   request: FastifyRequest,
   failed?: { section: string; state: FormState },
+  area: AccountArea = ACCOUNT_AREAS[0]!,
 ): Promise<Html> {
   const session = await request.sessionOf('web').load();
-  return accountPage(
-    {
-      request,
-      user: request.identity!.user,
-      csrfToken: session.csrfToken(),
-      failed,
-      flashed: (key) => session.flashed(key),
-    },
-    ACCOUNT_SECTIONS,
-    failed ? null : session.flashed('status'),
-  );
+  const open = (failed && areaOfForm(ACCOUNT_AREAS, failed.section)) || area;
+  const context: AccountPageContext = {
+    t: request.t,
+    locale: request.locale,
+    user: request.identity!.user,
+    csrfToken: session.csrfToken(),
+    failed,
+    flashed: (key) => session.flashed(key),
+    services: request.server.services,
+    browser: { current: await currentBrowser(request), passwordConfirmed: await passwordConfirmed(request) },
+  };
+  return accountPage(request, context, ACCOUNT_AREAS, open, failed ? null : session.flashed('status'));
+}
+
+/** This browser as the session list knows it. */
+export async function currentBrowser(request: FastifyRequest): Promise<CurrentBrowser> {
+  const session = await request.sessionOf('web').load();
+  return { key: session.key, rememberSelector: session.rememberSelector };
 }
 
 /** The render callback of a section's form for validateForm / refusePassword / refuseForm. */

@@ -19,7 +19,8 @@ export async function webLoginPage(request: FastifyRequest, state: FormState) {
     title: request.t('pages.log_in'),
     lead: await lead(request),
     account: null,
-    passkeys: true,
+    // Only where browsers can use them: not when APP_URL names an IP address (passkeys/relying-party.ts).
+    passkeys: request.server.services.passkeys.relyingParty.usable,
     links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a></p>
   <p class="links">${request.t('pages.no_account')} <a href="/register">${request.t('pages.register')}</a></p>`,
   });

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { checkbox, csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
 import { type Account, layout } from '../layout.ts';
@@ -63,7 +64,7 @@ function passkeyLogin(request: FastifyRequest, csrfToken: string, state: FormSta
   const error = state.errors?.['credential']?.[0];
   return html`<div class="passkey-login" data-passkey-login${error ? '' : html` hidden`}>
     <p class="divider"><span>${t('passkeys.or')}</span></p>
-    <form method="post" action="/passkeys/login" novalidate data-options="/passkeys/login/options" data-error-cancelled="${t('passkeys.cancelled')}" data-error-failed="${t('passkeys.request_failed')}">
+    <form method="post" action="/passkeys/login" novalidate data-options="/passkeys/login/options" data-error-cancelled="${t('passkeys.cancelled')}" data-error-failed="${t('passkeys.request_failed')}" data-error-security="${securityError(t, request.server.services.passkeys.relyingParty.origin, '/login')}">
       ${csrfField(csrfToken)}
       <input type="hidden" name="credential" value="">
       <input type="hidden" name="remember" value="">
@@ -71,6 +72,11 @@ function passkeyLogin(request: FastifyRequest, csrfToken: string, state: FormSta
       <p class="error" id="passkey-login-error" data-passkey-error role="alert"${error ? '' : html` hidden`}>${error ?? ''}</p>
     </form>
   </div>`;
+}
+
+/** What a WebAuthn SecurityError means: passkeys work at APP_URL's origin only (`path` there). */
+export function securityError(t: Translate, origin: string, path: string): string {
+  return t('passkeys.security_error', { url: `${origin}${path}` });
 }
 
 /** A key, drawn inline (markup, allowed by the CSP), decorative: the button's text names it. */

@@ -13,9 +13,8 @@ const DAY_SECONDS = 24 * 3600;
 export const apiTokensSection: AccountSection = {
   id: 'api-tokens',
   async render(context) {
-    const { request, user } = context;
-    const t = request.t;
-    const { account, auth } = request.server.services;
+    const { t, user } = context;
+    const { account, auth } = context.services;
     const tokens = await auth.tokens.list(user.id);
     const state = sectionState(context, this.id);
     const plain = context.flashed(NEW_TOKEN_FLASH);
@@ -44,7 +43,7 @@ function picked(state: FormState, catalogue: readonly string[]): readonly string
 }
 
 function newToken(context: AccountPageContext, plain: string): Html {
-  const t = context.request.t;
+  const { t } = context;
   return html`<div class="status new-token" role="status">
     <p>${t('account.token_plaintext')}</p>
     <ul class="token-secret" id="new-token"><li><code>${plain}</code></li></ul>
@@ -57,7 +56,7 @@ function abilityChoices(
   catalogue: readonly string[],
   checked: readonly string[],
   idPrefix: string,
-  legend = context.request.t('account.token_abilities_legend'),
+  legend = context.t('account.token_abilities_legend'),
 ): Html {
   const error = context.failed?.state.errors?.['abilities']?.[0];
   return html`<fieldset class="field abilities${error ? ' has-error' : ''}">
@@ -71,7 +70,7 @@ function abilityChoices(
 }
 
 function expirySelect(context: AccountPageContext, state: FormState): Html {
-  const t = context.request.t;
+  const { t } = context;
   const old = String(state.old?.['expires_in'] ?? '');
   const option = (value: string, label: string) =>
     html`<option value="${value}"${old === value ? html` selected` : ''}>${label}</option>`;
@@ -89,9 +88,8 @@ function tokenTable(
   tokens: readonly AccessToken[],
   catalogue: readonly string[],
 ): Html {
-  const { request } = context;
-  const t = request.t;
-  const when = (ms: number | null) => (ms === null ? t('pages.never') : formatDateTime(request.locale, ms));
+  const { t } = context;
+  const when = (ms: number | null) => (ms === null ? t('pages.never') : formatDateTime(context.locale, ms));
   const label = {
     name: t('pages.token_name'),
     abilities: t('pages.token_abilities'),

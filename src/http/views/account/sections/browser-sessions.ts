@@ -1,5 +1,4 @@
 import { html } from '../../../../lib/html.ts';
-import { currentBrowser } from '../../../routes/account/browser-sessions.ts';
 import { formatDateTime } from '../../format.ts';
 import { csrfField, input } from '../../forms.ts';
 import { cell } from '../../table.ts';
@@ -9,12 +8,8 @@ import { type AccountSection, sectionCard, sectionState } from '../page.ts';
 export const browserSessionsSection: AccountSection = {
   id: 'browser-sessions',
   async render(context) {
-    const { request, user } = context;
-    const t = request.t;
-    const sessions = await request.server.services.account.browserSessions(
-      user.id,
-      await currentBrowser(request),
-    );
+    const { t, user } = context;
+    const sessions = await context.services.account.browserSessions(user.id, context.browser.current);
     const label = {
       device: t('account.device'),
       ip: t('account.ip_address'),
@@ -28,7 +23,7 @@ export const browserSessionsSection: AccountSection = {
       const end = s.isCurrent
         ? html`<span class="muted">—</span>`
         : html`<form method="post" action="/user/sessions/${s.id}" class="inline">${csrfField(context.csrfToken)}<input type="hidden" name="_method" value="DELETE"><button type="submit" class="button secondary small" aria-label="${t('account.end_session_of', { device })}">${t('account.end_session')}</button></form>`;
-      return html`<tr>${cell(label.device, html`${device}${flags}`, 'wrap')}${cell(label.ip, s.ipAddress ?? '—')}${cell(label.active, formatDateTime(request.locale, s.lastActiveAt))}${cell(label.action, end)}</tr>`;
+      return html`<tr>${cell(label.device, html`${device}${flags}`, 'wrap')}${cell(label.ip, s.ipAddress ?? '—')}${cell(label.active, formatDateTime(context.locale, s.lastActiveAt))}${cell(label.action, end)}</tr>`;
     });
     const state = sectionState(context, this.id);
     return sectionCard(

@@ -1,5 +1,4 @@
 import { html } from '../../../../lib/html.ts';
-import { passwordConfirmed } from '../../../password-confirmation.ts';
 import { type AccountSection, sectionCard } from '../page.ts';
 
 /**
@@ -9,9 +8,9 @@ import { type AccountSection, sectionCard } from '../page.ts';
  */
 export const dataExportSection: AccountSection = {
   id: 'export',
-  async render(context) {
-    const t = context.request.t;
-    const confirmed = await passwordConfirmed(context.request);
+  render(context) {
+    const { t } = context;
+    const confirmed = context.browser.passwordConfirmed;
     return sectionCard(
       this.id,
       t('account.section.export'),

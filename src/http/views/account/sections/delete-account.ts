@@ -11,10 +11,9 @@ import { type AccountSection, sectionCard, sectionState } from '../page.ts';
 export const deleteAccountSection: AccountSection = {
   id: 'delete-account',
   async render(context) {
-    const { request, user } = context;
-    const t = request.t;
+    const { t, user } = context;
     const state = sectionState(context, this.id);
-    const refusal = await request.server.services.account.deletionRefusal(user.id);
+    const refusal = await context.services.account.deletionRefusal(user.id);
     const title = t('account.section.delete-account');
     if (refusal !== null) {
       const reason = t(refusal === 'owner' ? 'account.owner_account' : 'account.last_admin');

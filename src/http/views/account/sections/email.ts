@@ -7,13 +7,12 @@ import { type AccountSection, sectionCard } from '../page.ts';
 export const emailSection: AccountSection = {
   id: 'email',
   async render(context) {
-    const { request, user } = context;
-    const t = request.t;
-    const pending = await request.server.services.account.pendingEmail(user.id);
+    const { t, user } = context;
+    const pending = await context.services.account.pendingEmail(user.id);
     const verified =
       user.emailVerifiedAt === null
         ? html`<span class="badge warn">${t('pages.unverified_badge')}</span>`
-        : html`<span class="badge ok">${t('pages.verified_badge')}</span> <span class="muted small">${formatDateTime(request.locale, user.emailVerifiedAt)}</span>`;
+        : html`<span class="badge ok">${t('pages.verified_badge')}</span> <span class="muted small">${formatDateTime(context.locale, user.emailVerifiedAt)}</span>`;
     return sectionCard(
       this.id,
       t('account.section.email'),

@@ -1,4 +1,4 @@
-import type { AccountSection } from '../page.ts';
+import type { AccountArea } from '../page.ts';
 import { apiTokensSection } from './api-tokens.ts';
 import { browserSessionsSection } from './browser-sessions.ts';
 import { dataExportSection } from './data-export.ts';
@@ -10,18 +10,17 @@ import { profileInformationSection } from './profile-information.ts';
 import { twoFactorSection } from './two-factor.ts';
 
 /**
- * The sections of /profile, in the order docs/guides/account.md lists them. A feature adds its own file here
- * and one line in this list: two-factor authentication (issue 17) goes right after `passwordSection`,
- * passkeys (issue 18) after it. Each section's title is `account.section.<id>` in i18n.
+ * The account area (docs/guides/account.md): its side navigation in order, each entry a page with its
+ * sections in order. A feature adds a section by writing its file here and naming it in one area (the
+ * linked sign-in accounts of other providers after `passkeysSection`, connected OAuth apps after
+ * `apiTokensSection`), or adds an area of its own (organizations) as one more entry;
+ * docs/contributing/architecture.md has the walk-through. Titles: `account.area.<area id>` and
+ * `account.section.<section id>` in i18n. The first area's page is /profile itself.
  */
-export const ACCOUNT_SECTIONS: readonly AccountSection[] = [
-  profileInformationSection,
-  passwordSection,
-  twoFactorSection,
-  passkeysSection,
-  emailSection,
-  browserSessionsSection,
-  apiTokensSection,
-  dataExportSection,
-  deleteAccountSection,
+export const ACCOUNT_AREAS: readonly AccountArea[] = [
+  { id: 'profile', sections: [profileInformationSection, emailSection] },
+  { id: 'security', sections: [passwordSection, twoFactorSection, passkeysSection] },
+  { id: 'sessions', sections: [browserSessionsSection] },
+  { id: 'tokens', sections: [apiTokensSection] },
+  { id: 'data', sections: [dataExportSection, deleteAccountSection] },
 ];

@@ -2,12 +2,13 @@ import { type Html, html } from '../../../../lib/html.ts';
 import type { PasskeySummary } from '../../../../passkeys/passkeys.repository.ts';
 import { formatDateTime } from '../../format.ts';
 import { csrfField, type FormState, input } from '../../forms.ts';
+import { securityError } from '../../pages/login.ts';
 import { cell } from '../../table.ts';
 import { type AccountPageContext, type AccountSection, sectionCard, sectionState } from '../page.ts';
 
-/** The account-page section whose failed form is the rename form of one passkey (its errors, its input). */
+/** The key of one passkey's rename form among the account area's forms (its errors, its input). */
 export function renameSection(passkeyId: number): string {
-  return `passkey-${passkeyId}`;
+  return `passkeys/rename-${passkeyId}`;
 }
 
 /**
@@ -20,9 +21,8 @@ export const passkeysSection: AccountSection = {
   id: 'passkeys',
   scripts: ['/assets/passkeys.js'],
   async render(context) {
-    const { request, user } = context;
-    const t = request.t;
-    const passkeys = await request.server.services.passkeys.list(user.id);
+    const { t, user } = context;
+    const passkeys = await context.services.passkeys.list(user.id);
     return sectionCard(
       this.id,
       t('account.section.passkeys'),
@@ -34,9 +34,13 @@ export const passkeysSection: AccountSection = {
 };
 
 function addForm(context: AccountPageContext, state: FormState): Html {
-  const t = context.request.t;
+  const { t } = context;
+  const party = context.services.passkeys.relyingParty;
+  // APP_URL names an IP address: every browser would refuse the ceremony, so say why instead of offering it.
+  if (!party.usable)
+    return html`<p class="notice" role="note">${t('passkeys.ip_address', { host: party.id })}</p>`;
   const error = state.errors?.['credential']?.[0];
-  return html`<form method="post" action="/user/passkeys" novalidate class="passkey-add" data-passkey-register data-options="/user/passkeys/options" data-error-cancelled="${t('passkeys.cancelled')}" data-error-exists="${t('passkeys.already_registered')}" data-error-failed="${t('passkeys.request_failed')}">
+  return html`<form method="post" action="/user/passkeys" novalidate class="passkey-add" data-passkey-register data-options="/user/passkeys/options" data-error-cancelled="${t('passkeys.cancelled')}" data-error-exists="${t('passkeys.already_registered')}" data-error-failed="${t('passkeys.request_failed')}" data-error-security="${securityError(t, party.origin, '/profile#passkeys')}">
     <h3>${t('passkeys.add_title')}</h3>
     ${csrfField(context.csrfToken)}
     <input type="hidden" name="credential" value="">
@@ -51,10 +55,9 @@ function addForm(context: AccountPageContext, state: FormState): Html {
 }
 
 function passkeyTable(context: AccountPageContext, passkeys: readonly PasskeySummary[]): Html {
-  const { request } = context;
-  const t = request.t;
+  const { t } = context;
   const when = (ms: number | null) =>
-    ms === null ? t('passkeys.never_used') : formatDateTime(request.locale, ms);
+    ms === null ? t('passkeys.never_used') : formatDateTime(context.locale, ms);
   const label = {
     name: t('passkeys.name'),
     created: t('passkeys.created'),
@@ -79,7 +82,7 @@ function passkeyTable(context: AccountPageContext, passkeys: readonly PasskeySum
 
 /** A name to change, in a disclosure; open, with its error, after it failed (then the field has focus). */
 function renameForm(context: AccountPageContext, passkey: PasskeySummary): Html {
-  const t = context.request.t;
+  const { t } = context;
   const failed = context.failed?.section === renameSection(passkey.id) ? context.failed.state : null;
   const error = failed?.errors?.['name']?.[0];
   const old = failed?.old?.['name'];

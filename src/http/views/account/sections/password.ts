@@ -7,7 +7,7 @@ import { type AccountSection, sectionCard, sectionState } from '../page.ts';
 export const passwordSection: AccountSection = {
   id: 'password',
   render(context) {
-    const t = context.request.t;
+    const { t } = context;
     const state = sectionState(context, this.id);
     return sectionCard(
       this.id,

@@ -6,7 +6,7 @@ import { type AccountSection, sectionCard, sectionState } from '../page.ts';
 export const profileInformationSection: AccountSection = {
   id: 'profile-information',
   render(context) {
-    const t = context.request.t;
+    const { t } = context;
     const state = sectionState(context, this.id);
     const old = { name: context.user.name, email: context.user.email, ...state.old };
     return sectionCard(

@@ -8,9 +8,8 @@ import { type AccountSection, sectionCard } from '../page.ts';
 export const twoFactorSection: AccountSection = {
   id: 'two-factor',
   async render(context) {
-    const { request, user } = context;
-    const t = request.t;
-    const state = await request.server.services.auth.twoFactor.state(user.id);
+    const { t, user } = context;
+    const state = await context.services.auth.twoFactor.state(user.id);
     const summary =
       state.status === 'on'
         ? html`<p><span class="badge ok">${t('two_factor.badge_on')}</span> ${t('two_factor.codes_left', { count: state.recoveryCodesLeft })}</p>`
