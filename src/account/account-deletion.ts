@@ -9,7 +9,7 @@ import { toUser, type User } from '../users/user.ts';
 import { deleteUserRow, findUserRows, panelUserIds } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.table.ts';
 import { accountDeletedMessage } from './mails.ts';
-import type { PasswordCheck } from './password-check.ts';
+import type { PasswordCheck, PasswordCheckContext } from './password-check.ts';
 
 /** DELETE /user (docs/guides/account.md): the password, now. */
 
@@ -116,12 +116,16 @@ export type OwnDeletionResult =
  */
 export async function deleteOwnAccount(
   deps: AccountDeletionDeps & {
-    readonly checkPassword: (userId: number, password: string, audit: AuditContext) => Promise<PasswordCheck>;
+    readonly checkPassword: (
+      userId: number,
+      password: string,
+      audit: PasswordCheckContext,
+    ) => Promise<PasswordCheck>;
   },
   userId: number,
   password: string,
   locale: string,
-  audit: AuditContext,
+  audit: PasswordCheckContext,
 ): Promise<OwnDeletionResult> {
   const check = await deps.checkPassword(userId, password, audit);
   if (check.status !== 'ok') return check;

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { AuditContext } from '../audit/audit.ts';
+import type { DeviceCookies } from '../auth/login/device-cookies.ts';
 import type { PasswordHasher } from '../auth/passwords/passwords.ts';
 import type { SessionLifetimes } from '../auth/sessions/sessions.ts';
-import type { RateLimiter } from '../auth/throttle/rate-limiter.ts';
+import type { LoginThrottle } from '../auth/throttle/login-throttle.ts';
 import { accessTokenSettings } from '../auth/tokens/access-tokens.ts';
 import { type PresentedLink, verificationSettings } from '../auth/verification/email-verification.ts';
 import type { Config } from '../config.ts';
@@ -28,7 +29,12 @@ import {
   updateProfileInformation,
 } from './email-change.ts';
 import { changePassword, type PasswordChangeDeps } from './password-change.ts';
-import { checkOwnPassword, type PasswordCheckDeps, type PasswordCheckPurpose } from './password-check.ts';
+import {
+  checkOwnPassword,
+  type PasswordCheckContext,
+  type PasswordCheckDeps,
+  type PasswordCheckPurpose,
+} from './password-check.ts';
 import { confirmPassword } from './password-confirmation.ts';
 
 export interface AccountServiceDeps {
@@ -36,7 +42,9 @@ export interface AccountServiceDeps {
   readonly db: Kysely<Database>;
   readonly clock: Clock;
   readonly hasher: PasswordHasher;
-  readonly limiter: RateLimiter;
+  /** The logins' counts and device cookies: the account's password checks count as logins do. */
+  readonly loginThrottle: LoginThrottle;
+  readonly devices: DeviceCookies;
   readonly mailing: Mailing;
   /** The web guard's session lifetimes: which sessions the list counts as live. */
   readonly webLifetimes: SessionLifetimes;
@@ -52,19 +60,19 @@ export interface AccountServiceDeps {
  */
 export function createAccountService(deps: AccountServiceDeps) {
   const { config, db, mailing } = deps;
+  // The logins' own counts: these checks share them (password-check.ts).
   const passwords: PasswordCheckDeps = {
     db,
     hasher: deps.hasher,
-    limiter: deps.limiter,
-    // The web login's own limit: these checks share its counter (password-check.ts).
-    limit: { max: config.loginMaxAttempts, windowSeconds: config.loginDecaySeconds },
+    throttle: deps.loginThrottle,
+    devices: deps.devices,
   };
   const checkPassword = (
     userId: number,
     password: string,
     purpose: PasswordCheckPurpose,
-    audit: AuditContext,
-  ) => checkOwnPassword(passwords, userId, password, purpose, audit);
+    context: PasswordCheckContext,
+  ) => checkOwnPassword(passwords, userId, password, purpose, context);
   const profile: ProfileDeps = { db, mailing, links: verificationSettings(config) };
   const passwordChange: PasswordChangeDeps = {
     db,
@@ -108,7 +116,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       userId: number,
       password: string,
       current: CurrentBrowser,
-      audit: AuditContext,
+      audit: PasswordCheckContext,
     ) =>
       endOtherBrowserSessions(
         { ...browsers, checkPassword: (id, secret, a) => checkPassword(id, secret, 'other_sessions', a) },
@@ -117,7 +125,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         current,
         audit,
       ),
-    confirmPassword: (userId: number, password: string, audit: AuditContext) =>
+    confirmPassword: (userId: number, password: string, audit: PasswordCheckContext) =>
       confirmPassword(passwords, userId, password, audit),
     updateProfile: (
       userId: number,
@@ -134,7 +142,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** Whether the account page may offer deletion: 'owner' and 'last_admin' cannot delete themselves. */
     deletionRefusal: (userId: number) => deletionRefusal(deps.deletion, userId),
     /** DELETE /user: the password, then the one deletion use case (account-deletion.ts). */
-    deleteAccount: (userId: number, password: string, locale: string, audit: AuditContext) =>
+    deleteAccount: (userId: number, password: string, locale: string, audit: PasswordCheckContext) =>
       deleteOwnAccount(
         { ...deps.deletion, checkPassword: (id, secret, a) => checkPassword(id, secret, 'delete', a) },
         userId,
@@ -146,7 +154,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       userId: number,
       input: { current_password: string; password: string },
       locale: string,
-      audit: AuditContext,
+      audit: PasswordCheckContext,
     ) => changePassword(passwordChange, userId, input, locale, audit),
   };
 }

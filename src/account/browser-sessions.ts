@@ -10,7 +10,7 @@ import { deleteOtherSessionsOfUser, deleteSessionOfUser } from '../auth/sessions
 import { listLiveSessions, type Session, type SessionLifetimes } from '../auth/sessions/sessions.ts';
 import type { Database, Db } from '../db/schema.ts';
 import { hmacSha256Hex } from '../lib/crypto.ts';
-import type { PasswordCheck } from './password-check.ts';
+import type { PasswordCheck, PasswordCheckContext } from './password-check.ts';
 import { describeUserAgent } from './user-agent.ts';
 
 /** One browser signed in to the account (docs/guides/account.md GET /user/sessions). */
@@ -132,12 +132,16 @@ export async function endBrowserSession(
  */
 export async function endOtherBrowserSessions(
   deps: BrowserSessionDeps & {
-    readonly checkPassword: (userId: number, password: string, audit: AuditContext) => Promise<PasswordCheck>;
+    readonly checkPassword: (
+      userId: number,
+      password: string,
+      audit: PasswordCheckContext,
+    ) => Promise<PasswordCheck>;
   },
   userId: number,
   password: string,
   current: CurrentBrowser,
-  audit: AuditContext,
+  audit: PasswordCheckContext,
 ): Promise<PasswordCheck> {
   const check = await deps.checkPassword(userId, password, audit);
   if (check.status !== 'ok') return check;

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import { recordAudit } from '../audit/audit.ts';
 import { newPasswordField } from '../auth/passwords/password-policy.ts';
 import type { PasswordHasher } from '../auth/passwords/passwords.ts';
 import { revokeRememberTokens } from '../auth/remember-me/remember-me.ts';
@@ -12,7 +12,7 @@ import { recipientFor } from '../mail/messages.ts';
 import { toUser } from '../users/user.ts';
 import { findUserById, updateUser } from '../users/users.repository.ts';
 import { passwordUpdatedMessage } from './mails.ts';
-import type { PasswordCheck } from './password-check.ts';
+import type { PasswordCheck, PasswordCheckContext } from './password-check.ts';
 
 /** PUT /user/password (docs/guides/account.md): the current password, and a new one by the rules of registration. */
 export const passwordChangeSchema = {
@@ -24,7 +24,11 @@ export interface PasswordChangeDeps {
   readonly db: Kysely<Database>;
   readonly hasher: PasswordHasher;
   readonly mailing: Mailing;
-  readonly checkPassword: (userId: number, password: string, audit: AuditContext) => Promise<PasswordCheck>;
+  readonly checkPassword: (
+    userId: number,
+    password: string,
+    audit: PasswordCheckContext,
+  ) => Promise<PasswordCheck>;
   /** PASSWORD_CHANGE_REVOKES_TOKENS: API tokens end too (they survive by default, as in Jetstream). */
   readonly revokesTokens: boolean;
 }
@@ -41,7 +45,7 @@ export async function changePassword(
   userId: number,
   input: { readonly current_password: string; readonly password: string },
   locale: string,
-  audit: AuditContext,
+  audit: PasswordCheckContext,
 ): Promise<PasswordCheck> {
   const check = await deps.checkPassword(userId, input.current_password, audit);
   if (check.status !== 'ok') return check;

@@ -1,7 +1,14 @@
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
+import type { DeviceCookies } from '../auth/login/device-cookies.ts';
 import { HashQueueFullError, type PasswordHasher } from '../auth/passwords/passwords.ts';
-import { loginThrottleKey } from '../auth/throttle/login-throttle.ts';
-import type { Limit, RateLimiter } from '../auth/throttle/rate-limiter.ts';
+import {
+  type LoginThrottle,
+  type Reservation,
+  releaseUncheckedAttempt,
+  reserveAccountAttempt,
+  reserveClientAttempt,
+  settleSuccessfulLogin,
+} from '../auth/throttle/login-throttle.ts';
 import type { Db } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
 import { findUserById } from '../users/users.repository.ts';
@@ -12,9 +19,15 @@ export const passwordCheckSchema = { password: field.required(rules.string(), ru
 export interface PasswordCheckDeps {
   readonly db: Db;
   readonly hasher: PasswordHasher;
-  readonly limiter: RateLimiter;
-  /** The web login's limit (LOGIN_MAX_ATTEMPTS per LOGIN_DECAY_SECONDS). */
-  readonly limit: Limit;
+  /** The logins' per-e-mail+IP and per-account counts (auth/throttle/login-throttle.ts). */
+  readonly throttle: LoginThrottle;
+  /** Verifies the browser's device cookie (auth/login/device-cookies.ts). */
+  readonly devices: DeviceCookies;
+}
+
+/** Who asks: the audit context, and the browser's gatehouse_device cookie when it sent one. */
+export interface PasswordCheckContext extends AuditContext {
+  readonly deviceCookie?: string;
 }
 
 export type PasswordCheck =
@@ -23,50 +36,60 @@ export type PasswordCheck =
   | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
 
 /** Which form asked: kept in the audit row of a failure, so the log says where the guessing happened. */
-export type PasswordCheckPurpose = 'confirm' | 'change' | 'other_sessions' | 'delete';
+export type PasswordCheckPurpose = 'confirm' | 'change' | 'other_sessions' | 'delete' | 'admin_action';
 
 /**
  * Checks the signed-in user's own password (confirm-password, password change, "log out other
- * browsers", account deletion). Every such check counts toward the login throttle of that e-mail
- * and IP (the one counter of POST /login, /admin/login and /api/tokens): a stolen session cookie must not turn these forms into an
- * unthrottled password oracle. An attempt is reserved before the hash is verified, so concurrent
- * guesses cannot exceed the limit; success clears the count, as a successful login does.
+ * browsers", account deletion, the panel's destructive actions). Every such check counts as a login
+ * attempt does (docs/security.md "Every password check counts"): toward the per-e-mail+IP count shared
+ * with POST /login, /admin/login and /api/tokens, and toward ACCOUNT_MAX_FAILURES unless the browser's
+ * device cookie names the account. Otherwise a stolen session cookie, used from many addresses, would
+ * turn these forms into a password oracle held only to five tries per address. Attempts are reserved
+ * before the hash is verified, so concurrent guesses cannot exceed either limit; success settles the
+ * counts as a successful login does.
  */
 export async function checkOwnPassword(
   deps: PasswordCheckDeps,
   userId: number,
   password: string,
   purpose: PasswordCheckPurpose,
-  audit: AuditContext,
+  context: PasswordCheckContext,
 ): Promise<PasswordCheck> {
-  // As at login (auth/login.ts): a check refused for load (503) takes no attempt from the user's count.
+  // As at login (auth/login/login.ts): a check refused for load (503) takes no attempt from the user's count.
   if (deps.hasher.saturated()) throw new HashQueueFullError();
   const row = await findUserById(deps.db, userId);
   if (row === undefined) return { status: 'failed' };
-  const key = loginThrottleKey(row.email, audit.ip);
-  const attempt = await deps.limiter.attempt(key, deps.limit);
-  if (!attempt.allowed) {
-    if (attempt.firstRefusal) {
-      await recordAudit(deps.db, 'login.lockout', audit, userId, {
+  const lockedOut = async (refused: Reservation & { allowed: false }) => {
+    if (refused.firstRefusal) {
+      await recordAudit(deps.db, 'login.lockout', context, userId, {
         email: row.email,
         channel: 'web',
+        scope: refused.scope,
         purpose,
       });
     }
-    return { status: 'throttled', retryAfterSeconds: attempt.retryAfterSeconds };
+    return { status: 'throttled', retryAfterSeconds: refused.retryAfterSeconds } as const;
+  };
+  const client = await reserveClientAttempt(deps.throttle, row.email, context.ip);
+  if (!client.allowed) return lockedOut(client);
+  const knownDevice = deps.devices.names(context.deviceCookie, userId, context.now);
+  if (!knownDevice) {
+    const account = await reserveAccountAttempt(deps.throttle, row.email);
+    if (!account.allowed) return lockedOut(account);
   }
   let verified: boolean;
   try {
     verified = await deps.hasher.verify(row.password, password);
   } catch (error) {
-    // The queue filled while the count was taken: the 503 is no attempt (auth/login-throttle.ts).
-    if (error instanceof HashQueueFullError) await deps.limiter.release(key);
+    // The queue filled while the counts were taken: the 503 is no attempt (auth/throttle/login-throttle.ts).
+    if (error instanceof HashQueueFullError)
+      await releaseUncheckedAttempt(deps.throttle, row.email, context.ip, !knownDevice);
     throw error;
   }
   if (!verified) {
-    await recordAudit(deps.db, 'user.password_check_failed', audit, userId, { purpose });
+    await recordAudit(deps.db, 'user.password_check_failed', context, userId, { purpose });
     return { status: 'failed' };
   }
-  await deps.limiter.clear(key);
+  await settleSuccessfulLogin(deps.throttle, row.email, context.ip, !knownDevice);
   return { status: 'ok' };
 }

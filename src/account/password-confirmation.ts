@@ -1,5 +1,10 @@
-import { type AuditContext, recordAudit } from '../audit/audit.ts';
-import { checkOwnPassword, type PasswordCheck, type PasswordCheckDeps } from './password-check.ts';
+import { recordAudit } from '../audit/audit.ts';
+import {
+  checkOwnPassword,
+  type PasswordCheck,
+  type PasswordCheckContext,
+  type PasswordCheckDeps,
+} from './password-check.ts';
 
 /**
  * Password confirmation (Laravel's `password.confirm` middleware): some actions (export, two-factor
@@ -30,7 +35,7 @@ export async function confirmPassword(
   deps: PasswordCheckDeps,
   userId: number,
   password: string,
-  audit: AuditContext,
+  audit: PasswordCheckContext,
 ): Promise<PasswordCheck> {
   const check = await checkOwnPassword(deps, userId, password, 'confirm', audit);
   if (check.status === 'ok') await recordAudit(deps.db, 'user.password_confirmed', audit, userId);

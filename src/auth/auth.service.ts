@@ -200,6 +200,10 @@ export function createAuthService(deps: AuthServiceDeps) {
     deviceCookie: (current: string | undefined, userId: number) =>
       devices.issue(current, userId, clock.now()),
 
+    /** The login counts and device cookies the account's own password checks share (docs/security.md). */
+    loginThrottle: throttle,
+    devices,
+
     /** Counts a login attempt refused before any check (the per-IP budget, docs/security.md). */
     countRefusedLogin: (guard: string) => meter(guard, 'throttled'),
 

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import type { PasswordCheckContext } from '../account/password-check.ts';
 import type { AuditContext } from '../audit/audit.ts';
+import { DEVICE_COOKIE } from '../auth/login/device-cookies.ts';
 
 /** Who is acting, from where, and when: what every use case that writes an audit row is given. */
 export function auditContext(request: FastifyRequest): AuditContext {
@@ -10,6 +12,14 @@ export function auditContext(request: FastifyRequest): AuditContext {
     actorId: request.identity?.user.id ?? null,
     webhooks: webhooks.sink,
   };
+}
+
+/**
+ * auditContext plus the browser's device cookie, for the signed-in user's own password checks: they
+ * count as logins do, and the owner's browser is outside the per-account limit (docs/security.md).
+ */
+export function passwordCheckContext(request: FastifyRequest): PasswordCheckContext {
+  return { ...auditContext(request), deviceCookie: request.cookies[DEVICE_COOKIE] };
 }
 
 /** The parsed form or JSON body as a record; anything else (no body, an array) is empty. */

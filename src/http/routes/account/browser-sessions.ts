@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { BrowserSession } from '../../../account/browser-sessions.ts';
 import { NotFoundError } from '../../errors.ts';
 import { formRoute } from '../../form-methods.ts';
-import { auditContext } from '../../request-context.ts';
+import { auditContext, passwordCheckContext } from '../../request-context.ts';
 import {
   ACCOUNT_GUARDS,
   accountDone,
@@ -64,7 +64,7 @@ export async function browserSessionRoutes(app: FastifyInstance) {
       user.id,
       validated.value.password,
       await currentBrowser(request),
-      auditContext(request),
+      passwordCheckContext(request),
     );
     if (result.status !== 'ok') {
       return refusePassword(request, reply, result, 'password', t('account.password_incorrect'), render);

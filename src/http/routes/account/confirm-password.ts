@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { markPasswordConfirmed, passwordConfirmed } from '../../password-confirmation.ts';
-import { auditContext, safeLocalPath } from '../../request-context.ts';
+import { passwordCheckContext, safeLocalPath } from '../../request-context.ts';
 import { confirmPasswordPage } from '../../views/account/confirm-password.ts';
 import type { FormState } from '../../views/forms.ts';
 import { ACCOUNT_GUARDS, refusePassword, validatePasswordForm } from './support.ts';
@@ -33,7 +33,11 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
     const validated = await validatePasswordForm(request, reply, (state) => render(request, state));
     if (!validated.ok) return validated.reply;
     const user = request.identity!.user;
-    const check = await account.confirmPassword(user.id, validated.value.password, auditContext(request));
+    const check = await account.confirmPassword(
+      user.id,
+      validated.value.password,
+      passwordCheckContext(request),
+    );
     if (check.status !== 'ok') {
       const message = request.t('account.password_incorrect');
       return refusePassword(request, reply, check, 'password', message, (state) => render(request, state));

@@ -3,7 +3,7 @@ import { validationError } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { refuseForm } from '../../pages.ts';
-import { auditContext } from '../../request-context.ts';
+import { passwordCheckContext } from '../../request-context.ts';
 import { ACCOUNT_GUARDS, accountForm, refusePassword, validatePasswordForm } from './support.ts';
 
 /** The key of a refusal that is about the account, not a field (the owner, the last admin). */
@@ -30,7 +30,7 @@ export async function deleteAccountRoutes(app: FastifyInstance) {
       request.identity!.user.id,
       validated.value.password,
       request.locale,
-      auditContext(request),
+      passwordCheckContext(request),
     );
     if (result.status === 'failed' || result.status === 'throttled') {
       return refusePassword(request, reply, result, 'password', t('account.password_incorrect'), render);

@@ -4,7 +4,7 @@ import { withPasswordFacts } from '../../../auth/passwords/password-policy.ts';
 import { validate } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
 import { validateForm } from '../../pages.ts';
-import { auditContext } from '../../request-context.ts';
+import { passwordCheckContext } from '../../request-context.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword } from './support.ts';
 
 /**
@@ -41,7 +41,7 @@ export async function passwordRoutes(app: FastifyInstance) {
       user.id,
       validated.value,
       request.locale,
-      auditContext(request),
+      passwordCheckContext(request),
     );
     if (result.status !== 'ok') {
       const message = t('account.current_password_incorrect');
