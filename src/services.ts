@@ -108,7 +108,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   // METRICS_TOKEN: counters the HTTP layer and the auth use cases feed, gauges read at scrape time.
   const metrics = createMetrics(config.metricsToken !== null, {
     mailOutboxPending: () => countPending(db, 'mail_outbox'),
-    webhookOutboxPending: () => countPending(db, 'webhook_outbox'),
+    // Events not yet handed to the endpoints are waiting too.
+    webhookOutboxPending: async () =>
+      (await countPending(db, 'webhook_outbox')) + (await countPending(db, 'webhook_events')),
     passwordHashQueue: () => hasher.queued(),
   });
 

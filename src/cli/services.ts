@@ -25,9 +25,10 @@ export async function withServices<T>(
 }
 
 /**
- * What a command's changes are audited with: no actor, no address. Its webhook events go into the
- * outbox like the server's; a running server's worker delivers them.
+ * What a command's changes are audited with: no actor, no address. Its webhook events are written like
+ * the server's, whether or not the command's environment has WEBHOOK_URLS: the running service delivers
+ * them to its own endpoints (docs/guides/webhooks.md).
  */
 export function commandAudit(services: Pick<Services, 'clock' | 'webhooks'>): AuditContext {
-  return { actorId: null, ip: null, now: services.clock.now(), webhooks: services.webhooks.sink };
+  return { actorId: null, ip: null, now: services.clock.now(), webhooks: services.webhooks.commandSink };
 }

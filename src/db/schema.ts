@@ -9,6 +9,7 @@ import type { PasskeyChallengesTable, PasskeysTable } from '../passkeys/passkeys
 import type { PostsTable } from '../posts/posts.table.ts';
 import type { TwoFactorCredentialsTable } from '../two-factor/two-factor.table.ts';
 import type { UsersTable } from '../users/users.table.ts';
+import type { WebhookEventsTable } from '../webhooks/webhook-events.table.ts';
 import type { WebhookOutboxTable } from '../webhooks/webhook-outbox.table.ts';
 
 export interface Database {
@@ -23,6 +24,7 @@ export interface Database {
   two_factor_credentials: TwoFactorCredentialsTable;
   passkeys: PasskeysTable;
   passkey_challenges: PasskeyChallengesTable;
+  webhook_events: WebhookEventsTable;
   webhook_outbox: WebhookOutboxTable;
 }
 

@@ -1,7 +1,22 @@
 import type { Db } from '../db/schema.ts';
+import type { NewWebhookEventRow } from './webhook-events.table.ts';
 import type { NewWebhookRow, WebhookRow } from './webhook-outbox.table.ts';
 
 // Claiming, leasing and the outcome of a delivery are shared by every outbox: outbox/leased-rows.ts.
+
+export async function insertWebhookEvent(db: Db, row: NewWebhookEventRow): Promise<void> {
+  await db.insertInto('webhook_events').values(row).execute();
+}
+
+/** Deletes events no service has taken since `before` (nobody delivers webhooks); returns how many. */
+export async function dropUntakenEvents(db: Db, before: number): Promise<number> {
+  const result = await db
+    .deleteFrom('webhook_events')
+    .where('sent_at', 'is', null)
+    .where('created_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
 
 export async function insertWebhookRows(db: Db, rows: readonly NewWebhookRow[]): Promise<void> {
   if (rows.length > 0)

@@ -2,7 +2,7 @@ import type { Db } from '../db/schema.ts';
 import { randomToken, sha256Hex } from '../lib/crypto.ts';
 import { findUserById } from '../users/users.repository.ts';
 import { eventData, type WebhookEvent, webhookEventFor } from './webhook-events.ts';
-import { insertWebhookRows } from './webhook-outbox.repository.ts';
+import { insertWebhookEvent } from './webhook-outbox.repository.ts';
 
 /** What recordAudit (audit/audit.ts) hands over for an event it recorded. */
 export interface AuditedChange {
@@ -20,7 +20,7 @@ export interface AuditedChange {
  */
 export interface WebhookSink {
   reports(event: string): boolean;
-  /** Writes the event for every endpoint through `db` (the caller's transaction). */
+  /** Writes the event through `db` (the caller's transaction). */
   record(db: Db, change: AuditedChange): Promise<void>;
 }
 
@@ -34,20 +34,11 @@ const LABEL_SEGMENT_MAX = 24;
  * path: any of them may hold a secret (Slack's and Discord's webhook URLs carry theirs in the path).
  */
 export function endpointLabel(url: string): string {
-  return maskedEndpoint(url, endpointHash(url));
-}
-
-/**
- * The label of an endpoint whose `hash` (endpointHash of the whole URL) is known and whose `url` may
- * lack the query and credentials already: how labels stored before this rule are rewritten (migration
- * 2026_11_28_000201).
- */
-export function maskedEndpoint(url: string, hash: string): string {
   const parsed = new URL(url);
   const segments = parsed.pathname.split('/').filter((segment) => segment !== '');
   const first = segments[0] ?? '';
   const path = first.length > LABEL_SEGMENT_MAX ? '/…' : `/${first}${segments.length > 1 ? '/…' : ''}`;
-  return `${parsed.origin}${path} #${hash.slice(0, 8)}`;
+  return `${parsed.origin}${path} #${endpointHash(url).slice(0, 8)}`;
 }
 
 export function endpointHash(url: string): string {
@@ -55,38 +46,31 @@ export function endpointHash(url: string): string {
 }
 
 /**
- * The durable outbox of webhook events: one row per event and endpoint, written in the transaction
- * of the change; `written` wakes the worker after the commit (outbox/outbox-runner.ts).
+ * Webhook events as they are written: one webhook_events row per event, in the transaction of the
+ * change, whatever endpoints the writing process knows of (a CLI command run without WEBHOOK_URLS
+ * writes it all the same). The running service hands it to each endpoint it is configured with
+ * (event-fan-out.ts). `written` is told of each row (the server wakes its fan-out after the commit).
  */
-export function webhookSink(endpoints: readonly string[], written: () => void): WebhookSink {
-  const targets = endpoints.map((url) => ({ hash: endpointHash(url), label: endpointLabel(url) }));
+export function webhookSink(written: () => void): WebhookSink {
   return {
-    reports: (event) => targets.length > 0 && webhookEventFor(event) !== null,
+    reports: (event) => webhookEventFor(event) !== null,
     async record(db, change) {
       const type = webhookEventFor(change.event);
-      if (type === null || targets.length === 0) return;
-      const payload = JSON.stringify(await eventBody(db, type, change));
-      // The Standard Webhooks id: the same for every endpoint and every attempt, so a receiver can
-      // drop a repeated delivery by it.
-      const messageId = `msg_${randomToken(18)}`;
-      await insertWebhookRows(
-        db,
-        targets.map((target) => ({
-          message_id: messageId,
-          type,
-          endpoint_hash: target.hash,
-          endpoint: target.label,
-          payload,
-          attempts: 0,
-          available_at: change.now,
-          locked_until: null,
-          sent_at: null,
-          failed_at: null,
-          last_status: null,
-          last_error: null,
-          created_at: change.now,
-        })),
-      );
+      if (type === null) return;
+      await insertWebhookEvent(db, {
+        // The Standard Webhooks id: the same for every endpoint and every attempt, so a receiver can
+        // drop a repeated delivery by it.
+        message_id: `msg_${randomToken(18)}`,
+        type,
+        payload: JSON.stringify(await eventBody(db, type, change)),
+        attempts: 0,
+        available_at: change.now,
+        locked_until: null,
+        sent_at: null,
+        failed_at: null,
+        last_error: null,
+        created_at: change.now,
+      });
       written();
     },
   };

@@ -6,6 +6,7 @@ import { type Clock, DAY, MINUTE } from '../lib/clock.ts';
 import { type Log, silentLog } from '../lib/log.ts';
 import type { OutboxSettings } from '../outbox/retry.ts';
 import { EndpointQueue } from './endpoint-queue.ts';
+import { EventFanOut } from './event-fan-out.ts';
 import { giveUpUnlisted } from './webhook-outbox.repository.ts';
 import { endpointHash } from './webhook-outbox.ts';
 
@@ -35,12 +36,14 @@ export interface WebhookWorkerDeps {
 }
 
 /**
- * Delivers the webhook outbox: one queue per endpoint (endpoint-queue.ts), started and stopped
- * together. At-least-once, like mail: a process killed between the receiver's 2xx and our UPDATE
- * delivers that event again after the lease, with the same webhook-id.
+ * Delivers webhook events: the fan-out (event-fan-out.ts) hands each event written by anyone to every
+ * endpoint of this service, then one queue per endpoint (endpoint-queue.ts) delivers; all started and
+ * stopped together. At-least-once, like mail: a process killed between the receiver's 2xx and our
+ * UPDATE delivers that event again after the lease, with the same webhook-id.
  */
 export class WebhookWorker {
   readonly settings: OutboxSettings;
+  readonly #fanOut: EventFanOut;
   readonly #queues: EndpointQueue[];
   #log: Log = silentLog;
 
@@ -49,10 +52,11 @@ export class WebhookWorker {
     const signer = new Webhook(deps.secret);
     const queueDeps = { ...deps, signer, settings: this.settings };
     this.#queues = deps.endpoints.map((url) => new EndpointQueue(queueDeps, url));
+    this.#fanOut = new EventFanOut({ ...deps, fannedOut: () => this.#wakeQueues() }, this.settings);
   }
 
   get started(): boolean {
-    return this.#queues.some((queue) => queue.started);
+    return this.#fanOut.started;
   }
 
   start(log: Log = silentLog): void {
@@ -60,25 +64,33 @@ export class WebhookWorker {
     this.#giveUpUnlisted().catch((error: unknown) =>
       log.error({ err: error }, 'webhook outbox sweep failed'),
     );
+    this.#fanOut.start(log);
     for (const queue of this.#queues) queue.start(log);
   }
 
   wake(): void {
-    for (const queue of this.#queues) queue.wake();
+    this.#fanOut.wake();
+    this.#wakeQueues();
   }
 
-  /** After a transaction wrote events: look a few times once it has had time to commit. */
+  /** After a transaction wrote an event: the fan-out looks a few times once it has had time to commit. */
   wakeAfterCommit(): void {
-    for (const queue of this.#queues) queue.wakeAfterCommit();
+    this.#fanOut.wakeAfterCommit();
   }
 
   async stop(): Promise<void> {
-    await Promise.all(this.#queues.map((queue) => queue.stop()));
+    await Promise.all([this.#fanOut.stop(), ...this.#queues.map((queue) => queue.stop())]);
   }
 
+  /** Hands out and delivers everything due now (tests, CLI). */
   async drain(): Promise<void> {
     await this.#giveUpUnlisted();
+    await this.#fanOut.drain();
     await Promise.all(this.#queues.map((queue) => queue.drain()));
+  }
+
+  #wakeQueues(): void {
+    for (const queue of this.#queues) queue.wake();
   }
 
   /**

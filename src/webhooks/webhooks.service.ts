@@ -8,12 +8,13 @@ import type { Clock } from '../lib/clock.ts';
 import type { OutboxSettings } from '../outbox/retry.ts';
 import {
   type DeliveryRow,
+  dropUntakenEvents,
   findDelivery,
   listDeliveries,
   requeueDelivery,
 } from './webhook-outbox.repository.ts';
 import { endpointLabel, type WebhookSink, webhookSink } from './webhook-outbox.ts';
-import { WebhookWorker } from './webhook-worker.ts';
+import { DEFAULT_WEBHOOK_SETTINGS, WebhookWorker } from './webhook-worker.ts';
 
 export interface WebhooksDeps {
   readonly config: WebhooksConfig;
@@ -26,8 +27,14 @@ export interface WebhooksDeps {
 export type RetryResult = 'retried' | 'delivered' | 'in_flight' | 'not_found';
 
 /**
- * Webhooks (docs/guides/webhooks.md): the sink that audited changes write their events into (null without
- * WEBHOOK_URLS: then nothing is written), the worker server.ts starts, and what the panel shows.
+ * Webhooks (docs/guides/webhooks.md): the sinks that audited changes write their events into, the worker
+ * server.ts starts, and what the panel shows.
+ *
+ * `sink` is the server's: null without WEBHOOK_URLS (nobody would deliver what it wrote). `commandSink`
+ * is the CLI's, and always writes: the running service delivers a command's events to its own
+ * endpoints, whatever the command's environment says. So that events of a deployment without webhooks
+ * do not pile up, a command that wrote one drops, as it closes, the events no service took within the
+ * time a delivery is retried.
  */
 export function createWebhooks(deps: WebhooksDeps) {
   const { config, db, clock } = deps;
@@ -43,10 +50,16 @@ export function createWebhooks(deps: WebhooksDeps) {
           settings: deps.settings,
         })
       : null;
-  const sink: WebhookSink | null = worker && webhookSink(config.urls, () => worker.wakeAfterCommit());
+  const sink: WebhookSink | null = worker && webhookSink(() => worker.wakeAfterCommit());
+  let commandWrote = false;
+  const commandSink = webhookSink(() => {
+    commandWrote = true;
+  });
+  const maxAgeMs = { ...DEFAULT_WEBHOOK_SETTINGS, ...deps.settings }.maxAgeMs;
 
   return {
     sink,
+    commandSink,
     worker,
     /** The configured endpoints as the panel may show them (no credentials, no query). */
     endpoints: config.urls.map(endpointLabel),
@@ -75,6 +88,7 @@ export function createWebhooks(deps: WebhooksDeps) {
 
     async close() {
       await worker?.stop();
+      if (commandWrote) await dropUntakenEvents(db, clock.now() - maxAgeMs);
     },
   };
 }

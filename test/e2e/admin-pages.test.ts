@@ -65,7 +65,9 @@ describe('admin panel pages: layout and accessibility in Chromium', { skip: chro
         payload: { email: target.email, password: 'wrong-password', device_name: 'x' },
       });
     }
-    // One delivered, one given up after a server error, the rest waiting: every state on the page.
+    // The events handed to the endpoint (whose port refuses: they wait for a retry), then one delivered,
+    // one given up after a server error, the rest waiting: every state on the page.
+    await t.services.webhooks.worker!.drain();
     const [first, second] = await t.db
       .selectFrom('webhook_outbox')
       .select('id')

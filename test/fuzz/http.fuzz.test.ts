@@ -71,6 +71,7 @@ interface Snapshot {
   mail_outbox: number;
   passkeys: number;
   passkey_challenges: number;
+  webhook_events: number;
   webhook_outbox: number;
   audit: number;
   users_updated: number;
@@ -88,6 +89,7 @@ async function snapshot(fuzz: TestApp): Promise<Snapshot> {
       (select count(*) from mail_outbox) as mail_outbox,
       (select count(*) from passkeys) as passkeys,
       (select count(*) from passkey_challenges) as passkey_challenges,
+      (select count(*) from webhook_events) as webhook_events,
       (select count(*) from webhook_outbox) as webhook_outbox,
       (select coalesce(max(id), 0) from audit_log) as audit,
       (select coalesce(max(updated_at), 0) from users) as users_updated,

@@ -1,8 +1,19 @@
 import type { Kysely } from 'kysely';
-import { maskedEndpoint } from '../../webhooks/webhook-outbox.ts';
 import { forEachRow } from './helpers.ts';
 
 const PAGE = 1000;
+
+/**
+ * The label rule as it was when this migration was written (webhooks/webhook-outbox.ts maskedEndpoint),
+ * copied: a migration keeps doing what it did whatever the live code becomes.
+ */
+function maskedEndpoint(url: string, hash: string): string {
+  const parsed = new URL(url);
+  const segments = parsed.pathname.split('/').filter((segment) => segment !== '');
+  const first = segments[0] ?? '';
+  const path = first.length > 24 ? '/…' : `/${first}${segments.length > 1 ? '/…' : ''}`;
+  return `${parsed.origin}${path} #${hash.slice(0, 8)}`;
+}
 
 /**
  * Webhook outbox rows stored their endpoint as origin + path, and receivers such as Slack and Discord
