@@ -1,13 +1,18 @@
 import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 
+/** What a FORWARD_AUTH_DOMAINS page may post to Gatehouse: signing in and out, nothing else. */
+const FORWARD_AUTH_DOORS = new Set(['/login', '/logout']);
+
 /**
  * Whether a state-changing browser request comes from another site (docs/security.md "Cross-site
  * requests"), judged by what the browser itself says — headers a page's script cannot set:
  *
  * - `Sec-Fetch-Site: cross-site`: the browser states it outright;
- * - an `Origin` that is none of ours: APP_URL's origin, a SANCTUM_STATEFUL_DOMAINS front end or a
- *   FORWARD_AUTH_DOMAINS host — or the origin the request itself was sent to (its Host, and the
+ * - an `Origin` that is none of ours: APP_URL's origin, a SANCTUM_STATEFUL_DOMAINS front end, a
+ *   FORWARD_AUTH_DOMAINS host for POST /login and POST /logout only (a protected app may offer sign-in
+ *   and sign-out; with SESSION_DOMAIN its scripts hold the session cookie's company, and must not
+ *   change the account: docs/security.md) — or the origin the request itself was sent to (its Host, and the
  *   scheme Fastify sees): a page posting to the very origin it was loaded from is same-origin by
  *   definition (an instance reached by its address rather than APP_URL, as Rails' origin check
  *   allows too). A cross-site request cannot borrow it: the browser sets Host to the site it
@@ -25,12 +30,16 @@ export function crossSiteChecker(services: Services): (request: FastifyRequest) 
   const appOrigin = new URL(services.config.appUrl).origin;
   const { statefulDomains } = services.auth;
   const { forwardAuth } = services;
-  const ours = (origin: string): boolean =>
-    sameOrigin(origin, appOrigin) || statefulDomains.matches(origin) || forwardAuth.listsOrigin(origin);
+  const ours = (origin: string, request: FastifyRequest): boolean =>
+    sameOrigin(origin, appOrigin) ||
+    statefulDomains.matches(origin) ||
+    (FORWARD_AUTH_DOORS.has(request.routeOptions.url ?? '') &&
+      request.method === 'POST' &&
+      forwardAuth.listsOrigin(origin));
   return (request) => {
     if (request.headers['sec-fetch-site'] === 'cross-site') return true;
     const { origin } = request.headers;
-    if (origin === undefined || ours(origin)) return false;
+    if (origin === undefined || ours(origin, request)) return false;
     if (origin === 'null' && request.headers['sec-fetch-site'] === 'same-origin') return false;
     return !sameOrigin(origin, requestOrigin(request));
   };

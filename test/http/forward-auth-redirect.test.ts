@@ -203,7 +203,7 @@ test('FORWARD_AUTH_DOMAINS unset: no absolute target is ever followed', async ()
 await describeEachDialect(
   'SESSION_DOMAIN: one web session for sibling subdomains (docs/integrations/forward-auth.md)',
   (ctx) => {
-    test('the web cookies carry Domain and __Secure-; the panel cookie stays __Host- and host-only', async () => {
+    test('the session cookie carries Domain and __Secure-; remember-me, XSRF-TOKEN and the panel cookie stay host-only', async () => {
       const t = ctx();
       const user = await t.createUser({ panelAccess: true });
       const browser = new Browser(t.app);
@@ -215,10 +215,10 @@ await describeEachDialect(
       });
       assert.equal(done.statusCode, 302);
       const byName = new Map(done.cookies.map((c) => [c.name, c]));
-      for (const name of ['__Secure-gatehouse_session', '__Secure-gatehouse_remember', 'XSRF-TOKEN']) {
+      for (const name of ['__Secure-gatehouse_session', '__Host-gatehouse_remember', 'XSRF-TOKEN']) {
         const cookie = byName.get(name);
         assert.ok(cookie, `${name} is set`);
-        assert.equal(cookie.domain, 'example.com', name);
+        assert.equal(cookie.domain, name === '__Secure-gatehouse_session' ? 'example.com' : undefined, name);
         assert.equal(cookie.secure, true, name);
         assert.equal(cookie.path, '/');
       }
