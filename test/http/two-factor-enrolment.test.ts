@@ -228,6 +228,56 @@ await describeEachDialect(
       assert.equal(off2.headers.location, '/profile');
       assert.equal((await ctx().services.auth.twoFactor.state(user.id)).status, 'off');
     });
+
+    test('the setup page: the QR code first and nothing focused below it; its form asks for "I have saved my recovery codes" with the code, in one pass', async () => {
+      const { user, browser } = await signedIn(ctx());
+      await confirmPassword(browser, user.password);
+      await browser.get('/user/two-factor');
+      await browser.post('/user/two-factor-authentication', {});
+      const setup = await browser.get('/user/two-factor');
+      assert.ok(
+        setup.body.indexOf('<svg') < setup.body.indexOf('id="recovery-codes"'),
+        'the QR code comes first',
+      );
+      assert.ok(
+        setup.body.indexOf('id="recovery-codes"') < setup.body.indexOf('name="code"'),
+        'then the codes',
+      );
+      assert.doesNotMatch(setup.body, /autofocus/, 'no field pulls the page past its QR code');
+      assert.match(
+        setup.body,
+        /<a class="button secondary small" href="otpauth:\/\/totp\/Gatehouse:[^"]+secret=[A-Z2-7]{32}&amp;issuer=Gatehouse[^"]*">Open in authenticator app<\/a>/,
+      );
+      const secret = /id="secret-key">([A-Z2-7 ]+)</.exec(setup.body)![1]!.replace(/ /g, '');
+      assert.match(setup.body, new RegExp(`data-copy="secret-key" data-copy-text="${secret}"`));
+      assert.match(setup.body, /aria-current="page">Security</, 'inside the account area, under Security');
+
+      const both = await browser.post('/user/confirmed-two-factor-authentication', {
+        setup_form: '1',
+        code: '',
+      });
+      assert.equal(both.statusCode, 422);
+      assert.match(both.body, /<title>2 errors: /);
+      assert.match(both.body, /id="saved-codes-error">Save your recovery codes first, then tick this box/);
+      assert.match(both.body, /id="field-code-error">The code field is required\./);
+      assert.match(
+        both.body,
+        /name="saved_codes" value="1" aria-invalid="true" aria-describedby="saved-codes-error" autofocus/,
+      );
+      const unticked = await browser.post('/user/confirmed-two-factor-authentication', {
+        setup_form: '1',
+        code: codeAt(secret, clock.now()),
+      });
+      assert.equal(unticked.statusCode, 422, 'a right code alone does not turn it on from the page');
+      assert.equal((await ctx().services.auth.twoFactor.state(user.id)).status, 'enrolling');
+      const ticked = await browser.post('/user/confirmed-two-factor-authentication', {
+        setup_form: '1',
+        saved_codes: '1',
+        code: codeAt(secret, clock.now()),
+      });
+      assert.equal(ticked.statusCode, 302);
+      assert.equal((await ctx().services.auth.twoFactor.state(user.id)).status, 'on');
+    });
   },
   { overrides: { clock }, env: { IP_AUTH_LIMIT: '0' } },
 );

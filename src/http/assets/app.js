@@ -33,8 +33,9 @@ document.addEventListener('keydown', (event) => {
   event.preventDefault();
 });
 
-// Copy buttons (recovery codes): hidden in the markup, shown once they can work. The list's text is
-// copied one code per line; the button says so for a moment (and to screen readers, via aria-live).
+// Copy buttons (recovery codes, a setup key, a new token): hidden in the markup, shown once they can
+// work. A list is copied one item per line, anything else as its text, or `data-copy-text` when the
+// shown text is spaced for reading; the button says so for a moment (and to screen readers, via aria-live).
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const source = document.getElementById(button.getAttribute('data-copy'));
   if (!source || !navigator.clipboard) continue;
@@ -42,8 +43,11 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
   button.setAttribute('aria-live', 'polite');
   const label = button.textContent;
   button.addEventListener('click', async () => {
-    const lines = [...source.querySelectorAll('li')].map((item) => item.textContent.trim());
-    await navigator.clipboard.writeText(`${lines.join('\n')}\n`);
+    const items = [...source.querySelectorAll('li')].map((item) => item.textContent.trim());
+    const text =
+      button.getAttribute('data-copy-text') ??
+      (items.length > 0 ? `${items.join('\n')}\n` : source.textContent.trim());
+    await navigator.clipboard.writeText(text);
     button.textContent = button.getAttribute('data-copied');
     setTimeout(() => {
       button.textContent = label;

@@ -1,5 +1,7 @@
 import type { FastifyRequest } from 'fastify';
+import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
+import type { User } from '../../../users/user.ts';
 import { breakableEmail } from '../format.ts';
 import { statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
@@ -20,16 +22,51 @@ export async function accountPage(
   open: AccountArea,
   status: unknown,
 ): Promise<Html> {
-  const { t, user } = context;
+  const { t } = context;
   const rendered: Html[] = [];
   for (const area of areas) rendered.push(await areaHtml(context, area, area === open));
   const sections = areas.flatMap((area) => area.sections);
   const errors = Object.keys(context.failed?.state.errors ?? {}).length;
-  const title = `${t(`account.area.${open.id}`)} · ${t('account.title')}`;
-  return layout(request, {
-    title: context.failed ? `${t('pages.form_errors', { count: errors })}: ${title}` : title,
-    account: { name: user.name, csrfToken: context.csrfToken },
+  return accountFrame(request, {
+    t,
+    user: context.user,
+    csrfToken: context.csrfToken,
+    areas,
+    current: open,
+    title: context.failed
+      ? `${t('pages.form_errors', { count: errors })}: ${t(`account.area.${open.id}`)}`
+      : null,
     scripts: [...new Set(sections.flatMap((section) => section.scripts ?? []))],
+    status,
+    body: html`${rendered}`,
+  });
+}
+
+export interface AccountFrame {
+  readonly t: Translate;
+  readonly user: User;
+  readonly csrfToken: string;
+  readonly areas: readonly AccountArea[];
+  /** The area the page belongs to: marked current in the navigation. */
+  readonly current: AccountArea;
+  /** The page's own title (before "· Your account"), when not the area's. */
+  readonly title: string | null;
+  readonly scripts?: readonly string[];
+  readonly status?: unknown;
+  readonly body: Html;
+}
+
+/**
+ * The frame every page of the account area shares: its heading, the side navigation, a status line,
+ * then the page. Pages under an area (the two-factor setup, under Security) use it too, so a person
+ * never leaves the area's navigation.
+ */
+export function accountFrame(request: FastifyRequest, frame: AccountFrame): Html {
+  const { t, user, areas, current } = frame;
+  return layout(request, {
+    title: `${frame.title ?? t(`account.area.${current.id}`)} · ${t('account.title')}`,
+    account: { name: user.name, csrfToken: frame.csrfToken },
+    scripts: frame.scripts,
     body: html`<div class="page account">
   <header class="page-header">
     <h1>${t('account.title')}</h1>
@@ -39,12 +76,12 @@ export async function accountPage(
     <nav class="account-nav" aria-label="${t('account.areas')}">
       <ul>${areas.map(
         (area) =>
-          html`<li><a href="${areaPath(areas, area)}" data-area="${area.id}"${area === open ? html` aria-current="page"` : ''}>${t(`account.area.${area.id}`)}</a></li>`,
+          html`<li><a href="${areaPath(areas, area)}" data-area="${area.id}"${area === current ? html` aria-current="page"` : ''}>${t(`account.area.${area.id}`)}</a></li>`,
       )}</ul>
     </nav>
     <div class="account-areas">
-      ${statusMessage(status)}
-      ${rendered}
+      ${statusMessage(frame.status)}
+      ${frame.body}
     </div>
   </div>
 </div>`,
