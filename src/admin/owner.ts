@@ -10,3 +10,13 @@ import type { Db } from '../db/schema.ts';
 export function ownerId(db: Db): Promise<number | null> {
   return firstSubjectOf(db, 'admin.created');
 }
+
+/**
+ * Whether an admin (`actorId`) may not turn off `userId`'s two-factor in the panel: the owner's is the
+ * owner's alone (docs/security.md "The owner"). A rogue or compromised admin account would otherwise
+ * strip the owner's second factor — and, with ADMIN_REQUIRE_TWO_FACTOR, lock the owner out of the panel
+ * until they enrol again. The command line (two-factor:disable) is not held back, as with every owner rule.
+ */
+export async function protectsOwnersTwoFactor(db: Db, userId: number, actorId: number): Promise<boolean> {
+  return userId !== actorId && (await ownerId(db)) === userId;
+}

@@ -65,7 +65,10 @@ await describeEachDialect(
       const page = await browser.get(`/admin/users/${user.id}`);
       assert.match(page.body, new RegExp(`action="/admin/users/${user.id}/two-factor/disable"`));
       const mails = await countRows(ctx().db, 'mail_outbox');
-      const done = await browser.post(`/admin/users/${user.id}/two-factor/disable`);
+      // The acting admin's own password (docs/security.md "The owner").
+      const done = await browser.post(`/admin/users/${user.id}/two-factor/disable`, {
+        password: admin.password,
+      });
       assert.equal(done.statusCode, 302);
       assert.equal(done.headers.location, `/admin/users/${user.id}`);
       assert.equal((await ctx().services.auth.twoFactor.state(user.id)).status, 'off');
@@ -74,7 +77,9 @@ await describeEachDialect(
       assert.equal(row?.subject_id, user.id);
       assert.deepEqual(JSON.parse(row!.details!), { by: 'admin', was_enabled: true });
       assert.equal(await countRows(ctx().db, 'mail_outbox'), mails + 1);
-      const again = await browser.postJson(`/admin/users/${user.id}/two-factor/disable`);
+      const again = await browser.postJson(`/admin/users/${user.id}/two-factor/disable`, {
+        password: admin.password,
+      });
       assert.equal(again.statusCode, 200);
       assert.match(again.json().message, /has no two-factor authentication/);
       // Without CSRF: 419, nothing changes.

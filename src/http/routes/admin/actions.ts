@@ -15,7 +15,7 @@ import {
 import { findUserById } from '../../../users/users.repository.ts';
 import { NotFoundError } from '../../errors.ts';
 import { auditContext } from '../../request-context.ts';
-import { finishAction, idParam } from './support.ts';
+import { finishAction, idParam, refuseWithoutAdminPassword } from './support.ts';
 
 type Params = Record<string, unknown>;
 
@@ -67,10 +67,18 @@ export async function adminActionRoutes(app: FastifyInstance) {
   }
 
   // Someone who lost their phone and their recovery codes: an admin turns two-factor off (audited with
-  // the admin as actor, and the owner is mailed, so a rogue reset does not go unnoticed).
+  // the admin as actor, and the owner is mailed, so a rogue reset does not go unnoticed). Never the
+  // owner's (admin/owner.ts), and only with the acting admin's own password (docs/security.md).
   app.post('/admin/users/:id/two-factor/disable', { preHandler }, async (request, reply) => {
     const user = await target(request);
-    const done = await app.services.auth.twoFactor.disable(user, 'admin', auditContext(request));
+    const { services } = app;
+    if (await services.admin.protectsOwnersTwoFactor(user.id, request.identity!.user.id)) {
+      const text = request.t('admin.flash.owner_two_factor');
+      return finishAction(request, reply, user.back, { kind: 'error', text });
+    }
+    const refused = await refuseWithoutAdminPassword(request, reply, user.back);
+    if (refused !== null) return refused;
+    const done = await services.auth.twoFactor.disable(user, 'admin', auditContext(request));
     const key = done ? 'two_factor.admin.disabled' : 'two_factor.admin.already_off';
     return finishAction(request, reply, user.back, {
       kind: 'ok',

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseId } from '../../../db/ids.ts';
 import { NotFoundError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
+import { formBody, passwordCheckContext } from '../../request-context.ts';
 import { type Flash, isFlash } from '../../views/admin/components.ts';
 
 export function takeFlash(request: FastifyRequest): Flash | null {
@@ -25,6 +26,37 @@ export function finishAction(
   }
   request.sessionOf('admin').flash('admin', flash);
   return reply.redirect(location);
+}
+
+/**
+ * A destructive panel action asks the acting admin's own password, now: a panel left open is not
+ * enough. It is a password check like any other (account/password-check.ts): counted toward the login
+ * throttles, audited when wrong. Null when confirmed; otherwise the refusal, answered (422, or 429
+ * with Retry-After), back on `location`.
+ */
+export async function refuseWithoutAdminPassword(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  location: string,
+): Promise<FastifyReply | null> {
+  const t = request.t;
+  const refuse = (text: string, status: number) =>
+    finishAction(request, reply, location, { kind: 'error', text }, status);
+  const password = formBody(request)['password'];
+  // Malformed input is no attempt: refused without counting.
+  if (typeof password !== 'string' || password === '' || password.length > 4096)
+    return refuse(t('admin.flash.wrong_password'), 422);
+  const check = await request.server.services.account.checkPassword(
+    request.identity!.user.id,
+    password,
+    'admin_action',
+    passwordCheckContext(request),
+  );
+  if (check.status === 'throttled') {
+    reply.header('retry-after', String(check.retryAfterSeconds));
+    return refuse(t('auth.throttle', { seconds: check.retryAfterSeconds }), 429);
+  }
+  return check.status === 'ok' ? null : refuse(t('admin.flash.wrong_password'), 422);
 }
 
 /** A numeric id from the path; anything else is a 404 (never a 500 or a query with NaN). */

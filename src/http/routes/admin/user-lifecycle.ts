@@ -5,13 +5,12 @@ import { findUserById } from '../../../users/users.repository.ts';
 import { NotFoundError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { emailTaken, refuseForm, sendPage, validateForm } from '../../pages.ts';
-import { auditContext, formBody } from '../../request-context.ts';
+import { auditContext } from '../../request-context.ts';
 import { inviteUserPage } from '../../views/admin/user-invite.ts';
 import type { FormState } from '../../views/forms.ts';
-import { finishAction, idParam } from './support.ts';
+import { finishAction, idParam, refuseWithoutAdminPassword } from './support.ts';
 
 /** Wrong confirmation passwords an admin may type per minute before the panel stops checking them. */
-const CONFIRM_LIMIT = { max: 5, windowSeconds: 60 };
 
 /**
  * The panel's account lifecycle (Filament-like): invite a new user, mail a user a password reset or
@@ -101,29 +100,16 @@ export async function adminLifecycleRoutes(app: FastifyInstance) {
   app.post('/admin/users/:id/delete', { preHandler }, async (request, reply: FastifyReply) => {
     const { row, back } = await target(request);
     const t = request.t;
-    const admin = request.identity!.user;
     const refuse = (text: string, status: number) =>
       finishAction(request, reply, back, { kind: 'error', text }, status);
-    // Destroying an account needs the admin's own password, now: a panel left open is not enough.
-    const attempt = await services.limiter.attempt(`admin-confirm:${admin.id}`, CONFIRM_LIMIT);
-    if (!attempt.allowed) {
-      reply.header('retry-after', String(attempt.retryAfterSeconds));
-      return refuse(t('auth.throttle', { seconds: attempt.retryAfterSeconds }), 429);
-    }
-    const password = formBody(request)['password'];
-    const adminRow = await findUserById(db, admin.id);
-    const confirmed =
-      typeof password === 'string' &&
-      password.length <= 4096 &&
-      adminRow !== undefined &&
-      (await services.hasher.verify(adminRow.password, password));
-    if (!confirmed) return refuse(t('admin.flash.wrong_password'), 422);
+    // Destroying an account needs the admin's own password, now (support.ts).
+    const refused = await refuseWithoutAdminPassword(request, reply, back);
+    if (refused !== null) return refused;
     const result = await services.admin.deleteUser(row.id, auditContext(request));
     if (result === 'not_found') throw new NotFoundError();
     if (result === 'self') return refuse(t('admin.flash.self_delete'), 403);
     if (result === 'owner') return refuse(t('admin.flash.owner_delete'), 403);
     if (result === 'last_admin') return refuse(t('admin.flash.last_admin_delete'), 403);
-    await services.limiter.clear(`admin-confirm:${admin.id}`);
     return finishAction(request, reply, '/admin/users', {
       kind: 'ok',
       text: t('admin.flash.deleted', { email: row.email }),

@@ -114,12 +114,16 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
         : t('two_factor.admin.off_help'),
     ctx.twoFactor.status === 'off'
       ? html`<span class="muted small">${t('two_factor.badge_off')}</span>`
-      : confirmAction({
-          action: `${base}/two-factor/disable`,
-          label: t('two_factor.admin.disable'),
-          question: t('two_factor.admin.disable_confirm', { name: user.name }),
-          csrf,
-        }),
+      : ctx.isOwner && !ctx.isSelf
+        ? owner
+        : confirmWithPassword({
+            id: 'disable-two-factor',
+            action: `${base}/two-factor/disable`,
+            label: t('two_factor.admin.disable'),
+            question: t('two_factor.admin.disable_confirm', { name: user.name }),
+            passwordLabel: t('admin.user.your_password'),
+            csrf,
+          }),
   );
   const removal = settingRow(
     t('admin.user.delete'),
