@@ -32,6 +32,9 @@ import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
 import { createMetrics } from './metrics/metrics.ts';
+import { membershipFinder } from './orgs/memberships.ts';
+import { createOrgService } from './orgs/orgs.service.ts';
+import { orgRoleCatalogue } from './orgs/roles.ts';
 import { countPending } from './outbox/leased-rows.ts';
 import type { OutboxSettings } from './outbox/retry.ts';
 import { createPasskeyService } from './passkeys/passkeys.service.ts';
@@ -131,6 +134,10 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   };
   // AUTH_CACHE=notify (server databases): answered from memory, dropped on change (db/auth-cache/).
   const lookups = authCache ? authCache.wrap(plainLookups, users) : plainLookups;
+  // A user's organizations (orgs/memberships.ts), read by GET /api/user and every forward-auth check:
+  // kept like the lookups above, so those requests pay no query for them while nothing changed.
+  const orgRoles = orgRoleCatalogue(config.orgRoles);
+  const findMemberships = keptLookup(changes, membershipFinder(db, orgRoles));
   const auth = createAuthService({
     config,
     authConfig: overrides.authConfig ?? authConfig(config),
@@ -186,6 +193,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     auth,
     /** Account self-service (docs/guides/account.md). */
     account,
+    /** Organizations (docs/guides/organizations.md): teams, roles, invitations, and who belongs where. */
+    orgs: createOrgService({ config, db, mailing, roles: orgRoles, findMemberships }),
     /** Passkeys (docs/guides/passkeys.md): registration, sign-in, rename, delete. */
     passkeys: createPasskeyService(config, db, mailing, metrics.login),
     users: {

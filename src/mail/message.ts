@@ -14,7 +14,9 @@ export type MailKind =
   | 'password-updated'
   | 'account-deleted'
   // Passkeys (passkeys/mails.ts)
-  | 'passkey-notice';
+  | 'passkey-notice'
+  // Organizations (orgs/mails.ts)
+  | 'org-invitation';
 
 export interface MailAddress {
   readonly address: string;
