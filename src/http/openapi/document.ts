@@ -1,4 +1,6 @@
 import type { JsonSchema } from '../../lib/validation.ts';
+import type { OrgRoles } from '../../orgs/roles.ts';
+import { orgPaths } from '../orgs/openapi.ts';
 import { type Op, operation } from './operation.ts';
 import { accountPaths } from './paths/account.ts';
 import { adminPaths } from './paths/admin.ts';
@@ -17,6 +19,8 @@ export interface DocumentSettings {
   readonly adminSessionCookie: string;
   /** TOKEN_ABILITIES: what the account page's tokens may hold. */
   readonly abilityCatalogue: readonly string[];
+  /** The roles of organizations (owner, admin, member and ORG_ROLES). */
+  readonly orgRoles: OrgRoles;
 }
 
 /**
@@ -30,6 +34,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     browserPaths,
     accountPaths(settings.abilityCatalogue),
     passkeyPaths,
+    orgPaths(settings.orgRoles),
     adminPaths,
     opsPaths,
   ];

@@ -1,4 +1,5 @@
 import { type AccessToken, tokenFacts } from '../../../auth/tokens/access-tokens.ts';
+import type { OrgMembership } from '../../../orgs/memberships.ts';
 import type { User } from '../../../users/user.ts';
 
 /**
@@ -16,8 +17,23 @@ export const userSchema = {
     email_verified_at: { type: ['string', 'null'] },
     created_at: { type: 'string' },
     updated_at: { type: 'string' },
+    // docs/guides/organizations.md: the user's organizations, each with the user's role there.
+    organizations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'integer' },
+          slug: { type: 'string' },
+          name: { type: 'string' },
+          role: { type: 'string' },
+        },
+        required: ['id', 'slug', 'name', 'role'],
+        additionalProperties: false,
+      },
+    },
   },
-  required: ['id', 'name', 'email', 'email_verified_at', 'created_at', 'updated_at'],
+  required: ['id', 'name', 'email', 'email_verified_at', 'created_at', 'updated_at', 'organizations'],
   additionalProperties: false,
 } as const;
 
@@ -29,9 +45,11 @@ export interface PublicUser {
   email_verified_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The serialiser keeps `id`, `slug`, `name` and `role` of each (userSchema). */
+  organizations: readonly OrgMembership[];
 }
 
-export function toPublicUser(user: User): PublicUser {
+export function toPublicUser(user: User, organizations: readonly OrgMembership[]): PublicUser {
   return {
     id: user.id,
     name: user.name,
@@ -39,6 +57,7 @@ export function toPublicUser(user: User): PublicUser {
     email_verified_at: iso(user.emailVerifiedAt),
     created_at: isoString(user.createdAt),
     updated_at: isoString(user.updatedAt),
+    organizations,
   };
 }
 
