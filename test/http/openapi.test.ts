@@ -87,6 +87,7 @@ await describeEachDialect('OpenAPI document', (t) => {
       email_verified_at: null,
       created_at: 'x',
       updated_at: 'y',
+      organizations: [],
     };
     assert.doesNotThrow(() =>
       checker.check(
