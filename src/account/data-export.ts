@@ -5,6 +5,7 @@ import { allRememberTokensOfUser } from '../auth/remember-me/remember-tokens.rep
 import { listSessionsOfUser } from '../auth/sessions/sessions.repository.ts';
 import { type AccessTokenSettings, listAccessTokens, tokenFacts } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
+import { organizationsExportPart } from '../orgs/export-part.ts';
 import { listPasskeys } from '../passkeys/passkeys.repository.ts';
 import { listPostsOfUser } from '../posts/posts.repository.ts';
 import { findTwoFactorRow } from '../two-factor/two-factor.repository.ts';
@@ -186,6 +187,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   passwordReset,
   auditEvents,
   posts,
+  organizationsExportPart,
 ];
 
 /**
