@@ -4,6 +4,7 @@ import { browserSessionsSection } from './browser-sessions.ts';
 import { dataExportSection } from './data-export.ts';
 import { deleteAccountSection } from './delete-account.ts';
 import { emailSection } from './email.ts';
+import { organizationsSection } from './organizations.ts';
 import { passkeysSection } from './passkeys.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
@@ -22,5 +23,6 @@ export const ACCOUNT_AREAS: readonly AccountArea[] = [
   { id: 'security', sections: [passwordSection, twoFactorSection, passkeysSection] },
   { id: 'sessions', sections: [browserSessionsSection] },
   { id: 'tokens', sections: [apiTokensSection] },
+  { id: 'organizations', sections: [organizationsSection] },
   { id: 'data', sections: [dataExportSection, deleteAccountSection] },
 ];
