@@ -2,23 +2,20 @@
 // serialised through the same response schema. The service's ratio to it is the cost of everything
 // Gatehouse adds (plugins, guards, the database), not of Fastify or JSON.
 import Fastify from 'fastify';
-import { toPublicUser, userSchema } from '../src/http/routes/api/json.ts';
+import { toPublicUser, userSchema } from '../src/http/routes/api/user.ts';
 
 const now = Date.now();
-const user = toPublicUser(
-  {
-    id: 1,
-    name: 'Bench User',
-    email: 'bench@example.com',
-    emailVerifiedAt: now,
-    locale: 'en',
-    panelAccess: false,
-    disabledAt: null,
-    createdAt: now,
-    updatedAt: now,
-  },
-  [],
-);
+const user = toPublicUser({
+  id: 1,
+  name: 'Bench User',
+  email: 'bench@example.com',
+  emailVerifiedAt: now,
+  locale: 'en',
+  panelAccess: false,
+  disabledAt: null,
+  createdAt: now,
+  updatedAt: now,
+});
 
 const app = Fastify({ logger: false });
 app.get('/api/user', { schema: { response: { 200: userSchema } } }, async () => user);

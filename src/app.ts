@@ -14,7 +14,6 @@ import { csrfPlugin } from './http/plugins/csrf.ts';
 import { errorsPlugin } from './http/plugins/errors.ts';
 import { i18nPlugin } from './http/plugins/i18n.ts';
 import { jsonBodyPlugin } from './http/plugins/json-body.ts';
-import { methodNotAllowedPlugin } from './http/plugins/method-not-allowed.ts';
 import { metricsPlugin } from './http/plugins/metrics.ts';
 import { requestLogPlugin } from './http/plugins/request-log.ts';
 import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
@@ -68,22 +67,12 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   });
 
   app.decorate('services', services);
-  // The services keep token, user and session answers while the database reports no change
-  // (db/fast-path/). A request notes that it began, so its first kept lookup checks for commits
-  // made elsewhere: it never sees older data than what was committed before it arrived.
-  const { changes } = services.database;
-  app.addHook('onRequest', (_request, _reply, done) => {
-    changes.observe();
-    done();
-  });
-
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: config.bodyLimitBytes });
   await app.register(jsonBodyPlugin);
   await app.register(i18nPlugin);
   await app.register(errorsPlugin);
   await app.register(securityHeadersPlugin);
-  await app.register(methodNotAllowedPlugin);
   await app.register(authPlugin);
   await app.register(authBudgetPlugin);
   await app.register(sessionPlugin);

@@ -5,7 +5,6 @@ import { appKey } from './config/app-key.ts';
 import { type AuthCacheMode, authCacheMode } from './config/auth-cache.ts';
 import { DEFAULT_DATABASE, parseDatabaseUrl } from './config/database-url.ts';
 import { type OperationsConfig, operationsConfig } from './config/operations.ts';
-import { type OrgRoleDefinition, orgRoles } from './config/org-roles.ts';
 import {
   boolean,
   defaultSender,
@@ -99,10 +98,6 @@ export interface Config extends OperationsConfig {
   readonly forwardAuthDomains: readonly string[];
   /** SESSION_DOMAIN: the Domain of the web session cookies (sibling subdomains share them); null = host-only. */
   readonly sessionDomain: string | null;
-  /** ORG_ROLES: the roles of organizations and their abilities (docs/guides/organizations.md). */
-  readonly orgRoles: readonly OrgRoleDefinition[];
-  /** ORG_INVITATION_EXPIRE: minutes an organization's invitation link stays valid. */
-  readonly orgInvitationExpireMinutes: number;
 }
 
 export type DatabaseConfig =
@@ -220,8 +215,6 @@ export function loadConfig(
       .filter(Boolean),
     forwardAuthDomains: forwardAuthDomains(read('FORWARD_AUTH_DOMAINS')),
     sessionDomain: sessionDomain(read('SESSION_DOMAIN'), new URL(appUrl).hostname),
-    orgRoles: orgRoles(read('ORG_ROLES')),
-    orgInvitationExpireMinutes: integer(read, 'ORG_INVITATION_EXPIRE', 10080, 1),
     ...operationsConfig(read),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no

@@ -8,20 +8,18 @@ import { loadUserDetail } from './admin/user-directory.ts';
 import { deleteUser, inviteUser, sendVerificationLink } from './admin/user-lifecycle.ts';
 import type { AuditContext } from './audit/audit.ts';
 import { authConfig } from './auth/auth.config.ts';
-import { createAuthService, type Lookups } from './auth/auth.service.ts';
+import { createAuthService } from './auth/auth.service.ts';
+import { createAuthCache } from './auth/cache/auth-cache.ts';
 import type { AuthConfig, GuardDriver, ProviderDriver } from './auth/guards/guards.ts';
 import { statefulDomains } from './auth/guards/stateful-domains.ts';
 import { createPasswordHasher, type PasswordHasher } from './auth/passwords/passwords.ts';
-import { sessionFinder } from './auth/sessions/sessions.ts';
+import { sessionWithUserFinder } from './auth/sessions/sessions.ts';
 import { memoryRateLimitStore, redisRateLimitStore } from './auth/throttle/rate-limit-stores.ts';
 import { RateLimiter } from './auth/throttle/rate-limiter.ts';
-import { accessTokenSettings, tokenByHashFinder, tokenFinder } from './auth/tokens/access-tokens.ts';
+import { accessTokenSettings, tokenByHashFinder, tokenWithUserFinder } from './auth/tokens/access-tokens.ts';
 import { verificationSettings } from './auth/verification/email-verification.ts';
 import type { Config } from './config.ts';
-import { createAuthCache } from './db/auth-cache/auth-cache.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
-import { keptLookup } from './db/fast-path/kept-lookup.ts';
-import { primedLookup } from './db/fast-path/primer.ts';
 import { redirectTarget } from './forward-auth/redirect-target.ts';
 import { createI18n } from './i18n/i18n.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
@@ -32,14 +30,10 @@ import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
 import { createMetrics } from './metrics/metrics.ts';
-import { membershipFinder } from './orgs/memberships.ts';
-import { createOrgService } from './orgs/orgs.service.ts';
-import { orgRoleCatalogue } from './orgs/roles.ts';
 import { countPending } from './outbox/leased-rows.ts';
 import type { OutboxSettings } from './outbox/retry.ts';
 import { createPasskeyService } from './passkeys/passkeys.service.ts';
 import { type RegistrationInput, registerUser } from './users/registration.ts';
-import type { User } from './users/user.ts';
 import { userFinder } from './users/user-provider.ts';
 import { createWebhooks } from './webhooks/webhooks.service.ts';
 
@@ -60,13 +54,10 @@ export interface ServiceOverrides {
   providerDrivers?: Record<string, ProviderDriver>;
 }
 
-/** A session is kept only while small (a guest can grow one with a long user agent or form input). */
-const KEPT_SESSION_MAX_CHARS = 2560;
-
 /**
  * The composition root: everything the HTTP layer and the CLI use, built once from the config. Use
  * cases get their dependencies here, and only here; the per-request lookups are wrapped here, once,
- * with the fast path of db/fast-path/ (kept answers on SQLite, plain reads elsewhere).
+ * by the auth cache (auth/cache/).
  */
 export function createServices(config: Config, overrides: ServiceOverrides = {}) {
   const clock = overrides.clock ?? systemClock;
@@ -76,11 +67,12 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     : null;
   // Without a listener ioredis would crash the process on a connection error; /ready reports it instead.
   redis?.on('error', () => {});
-  // AUTH_CACHE=notify: it must see every write, so it watches the database it opens itself.
-  const authCache = createAuthCache(config, redis);
-  if (authCache && overrides.database)
+  // The cache must see every write, so it watches the database createServices opens itself; a handle
+  // opened by the caller (tests, a CLI command) is used uncached.
+  const authCache = overrides.database ? null : createAuthCache(config, redis);
+  if (overrides.database && config.authCache === 'notify')
     throw new Error('AUTH_CACHE=notify needs the database createServices opens');
-  const database = overrides.database ?? openDatabase(config.database, authCache?.watch);
+  const database = overrides.database ?? openDatabase(config.database, authCache?.watch ?? undefined);
   const { db } = database;
   const store = redis ? redisRateLimitStore(redis, `${config.redisPrefix}rl:`) : memoryRateLimitStore(clock);
   const limiter = new RateLimiter(store);
@@ -117,27 +109,14 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     passwordHashQueue: () => hasher.queued(),
   });
 
-  // Every authenticated request reads its token, user and session by key: kept while the database
-  // reports no change (a revocation, a disabled account or a logout is a commit, seen at once).
-  // On a server database the token or session read brings its user along, primed for the user
-  // lookup the guard makes next (db/fast-path/primer.ts): one round trip per check.
-  const users = database.primer?.<number, User | null>();
-  const readAlong = users && ((id: number, user: User | null) => users.prime(id, user));
-  // With AUTH_CACHE=notify the cache takes primed users itself (it must not keep them).
-  const findUser = users && !authCache ? primedLookup(users, userFinder(db)) : userFinder(db);
-  const { changes } = database;
-  const plainLookups: Lookups = {
-    findToken: keptLookup(changes, tokenFinder(db, accessTokenSettings(config), readAlong)),
-    findTokenByHash: keptLookup(changes, tokenByHashFinder(db, accessTokenSettings(config))),
-    findUser: keptLookup(changes, findUser),
-    findSession: keptLookup(changes, sessionFinder(db, readAlong), { maxChars: KEPT_SESSION_MAX_CHARS }),
+  // Every authenticated request reads its token or session, with its user, in one query; the auth
+  // cache answers repeated reads from memory while the database reports no change (auth/cache/).
+  const plainLookups = {
+    findTokenWithUser: tokenWithUserFinder(db, accessTokenSettings(config)),
+    findSessionWithUser: sessionWithUserFinder(db),
+    findUser: userFinder(db),
   };
-  // AUTH_CACHE=notify (server databases): answered from memory, dropped on change (db/auth-cache/).
-  const lookups = authCache ? authCache.wrap(plainLookups, users) : plainLookups;
-  // A user's organizations (orgs/memberships.ts), read by GET /api/user and every forward-auth check:
-  // kept like the lookups above, so those requests pay no query for them while nothing changed.
-  const orgRoles = orgRoleCatalogue(config.orgRoles);
-  const findMemberships = keptLookup(changes, membershipFinder(db, orgRoles));
+  const lookups = authCache ? authCache.wrap(plainLookups) : plainLookups;
   const auth = createAuthService({
     config,
     authConfig: overrides.authConfig ?? authConfig(config),
@@ -147,6 +126,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     limiter,
     mailing,
     lookups,
+    findTokenByHash: tokenByHashFinder(db, accessTokenSettings(config)),
     guardDrivers: overrides.guardDrivers,
     providerDrivers: overrides.providerDrivers,
     metrics,
@@ -176,7 +156,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     config,
     database,
     redis,
-    /** AUTH_CACHE=notify's cache (null when off); exposed for /ready-style checks and tests. */
+    /** The auth cache (null when off); exposed for /ready-style checks and tests. */
     authCache,
     clock,
     hasher,
@@ -193,8 +173,6 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     auth,
     /** Account self-service (docs/guides/account.md). */
     account,
-    /** Organizations (docs/guides/organizations.md): teams, roles, invitations, and who belongs where. */
-    orgs: createOrgService({ config, db, mailing, roles: orgRoles, findMemberships }),
     /** Passkeys (docs/guides/passkeys.md): registration, sign-in, rename, delete. */
     passkeys: createPasskeyService(config, db, mailing, metrics.login),
     users: {

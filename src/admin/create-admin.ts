@@ -78,7 +78,7 @@ export async function createAdmin(
     created_at: now,
     updated_at: now,
   };
-  if (!deps.canAccessPanel(toUser({ ...draft, id: 0, password: '' }))) return { status: 'refused' };
+  if (!deps.canAccessPanel(toUser({ ...draft, id: 0 }))) return { status: 'refused' };
   const result = await createUser(
     deps,
     { ...input, locale: deps.locale, verifiedAt: now, canAccessPanel: true },

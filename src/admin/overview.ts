@@ -1,7 +1,7 @@
 import { countLiveSessions } from '../auth/sessions/sessions.repository.ts';
 import { type SessionLifetimes, sessionCutoffs } from '../auth/sessions/sessions.ts';
 import { countLiveTokens } from '../auth/tokens/access-tokens.repository.ts';
-import { tokenCutoffs } from '../auth/tokens/token-lifetime.ts';
+import { tokenCutoffs } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
 import { DAY } from '../lib/clock.ts';
 import { type AuditEntry, countAuditEvents, listAuditEntries } from './audit-log.ts';

@@ -71,17 +71,7 @@ export type AuditEvent =
   | 'passkey.login_failed'
   | 'passkey.clone_suspected'
   // Webhooks (src/webhooks/, docs/guides/webhooks.md): an administrator made a delivery due again.
-  | 'admin.webhook.retried'
-  // Organizations (src/orgs/, docs/guides/organizations.md). Details name the organization (`organization_id`,
-  // `organization_slug`); the subject is the member an event is about.
-  | 'org.created'
-  | 'org.updated'
-  | 'org.deleted'
-  | 'org.invitation.sent'
-  | 'org.invitation.accepted'
-  | 'org.invitation.cancelled'
-  | 'org.member.removed'
-  | 'org.member.role_changed';
+  | 'admin.webhook.retried';
 
 /**
  * Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies).

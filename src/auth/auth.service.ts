@@ -57,14 +57,14 @@ import {
   restoreRememberedUser,
 } from './remember-me/remember-me.ts';
 import { pruneExpiredSessions, sessionLifetimes } from './sessions/session-pruning.ts';
-import { type FindSession, type SessionLifetimes, validateSession } from './sessions/sessions.ts';
+import { type FindSessionWithUser, type SessionLifetimes, validateSession } from './sessions/sessions.ts';
 import { ACCOUNT_WINDOW_SECONDS, type LoginThrottle } from './throttle/login-throttle.ts';
 import type { RateLimiter } from './throttle/rate-limiter.ts';
 import {
   type AccessTokenSettings,
   accessTokenSettings,
-  type FindToken,
   type FindTokenByHash,
+  type FindTokenWithUser,
   listAccessTokens,
   pruneExpiredTokens,
   type RevokeFilter,
@@ -80,13 +80,14 @@ import {
   verificationSettings,
 } from './verification/email-verification.ts';
 
-/** The per-request point lookups, as the composition root wrapped them (kept on SQLite). */
+/**
+ * The per-request lookups: what every authenticated request reads, each in one query. services.ts
+ * hands them in wrapped by the auth cache (auth/cache/); nothing here knows whether they are.
+ */
 export interface Lookups {
-  readonly findToken: FindToken;
-  /** An imported token's bare secret, by hash (docs/guides/moving-from-laravel.md). */
-  readonly findTokenByHash: FindTokenByHash;
+  readonly findTokenWithUser: FindTokenWithUser;
+  readonly findSessionWithUser: FindSessionWithUser;
   readonly findUser: FindUser;
-  readonly findSession: FindSession;
 }
 
 export interface AuthServiceDeps {
@@ -98,11 +99,14 @@ export interface AuthServiceDeps {
   readonly limiter: RateLimiter;
   readonly mailing: Mailing;
   readonly lookups: Lookups;
+  /** An imported token's bare secret, by hash (docs/guides/moving-from-laravel.md): rare, never cached. */
+  readonly findTokenByHash: FindTokenByHash;
   /** Drivers for guards and providers the built-in ones do not cover. */
   readonly guardDrivers?: Readonly<Record<string, GuardDriver>>;
   readonly providerDrivers?: Readonly<Record<string, ProviderDriver>>;
   /** Where login attempts and bearer checks are counted (metrics/metrics.ts); nowhere by default. */
   readonly metrics?: {
+    readonly enabled: boolean;
     readonly login: LoginMeter;
     readonly tokenAuthentication: (ok: boolean) => void;
   };
@@ -122,8 +126,14 @@ export function createAuthService(deps: AuthServiceDeps) {
   const canAccessPanel = panelAccessCheck(config.panelEmailDomains);
   const meter: LoginMeter = deps.metrics?.login ?? (() => {});
   const tokenDriver = tokenGuardDriver(
-    (plain) => resolveAccessToken({ db, clock, ...lookups }, plain),
-    deps.metrics?.tokenAuthentication,
+    resolveAccessToken.bind(null, {
+      db,
+      clock,
+      findTokenWithUser: lookups.findTokenWithUser,
+      findTokenByHash: deps.findTokenByHash,
+    }),
+    // Not called at all when metrics are off: the bearer check is the hottest path.
+    deps.metrics?.enabled ? deps.metrics.tokenAuthentication : undefined,
   );
   const { guards, providers } = createGuards(
     deps.authConfig,
@@ -251,7 +261,13 @@ export function createAuthService(deps: AuthServiceDeps) {
 
     sessions: {
       validate: (guard: string, plainId: string, now: number) =>
-        validateSession({ db, findSession: lookups.findSession }, guard, plainId, lifetimesOf(guard), now),
+        validateSession(
+          { db, findSessionWithUser: lookups.findSessionWithUser },
+          guard,
+          plainId,
+          lifetimesOf(guard),
+          now,
+        ),
       prune: (now: number) => pruneExpiredSessions(db, lifetimes, now),
     },
 

@@ -1,14 +1,9 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, type Dialect as KyselyDialect, PostgresDialect } from 'kysely';
+import { Kysely, type Dialect as KyselyDialect, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenFile } from '../lib/private-files.ts';
-import type { ChangeTracker } from './fast-path/changes.ts';
-import { registerServerReads } from './fast-path/prepared.ts';
-import type { Primer } from './fast-path/primer.ts';
-import { postgresReads, ServerChangeTracker } from './fast-path/server.ts';
-import { sqliteFastPath } from './fast-path/sqlite.ts';
 import { openMysql } from './mysql.ts';
 import type { Database } from './schema.ts';
 import { openSqliteFile } from './sqlite-handles.ts';
@@ -18,16 +13,6 @@ export type Dialect = 'sqlite' | 'postgres' | 'mysql';
 export interface DatabaseHandle {
   readonly db: Kysely<Database>;
   readonly dialect: Dialect;
-  /**
-   * Whether committed data may have changed: lets the composition root keep per-request lookups
-   * (db/fast-path/). Dialects that cannot tell cheaply answer `untracked`, and nothing is kept.
-   */
-  readonly changes: ChangeTracker;
-  /**
-   * Server databases: a primer for answers that a joined read brings along for the lookup that
-   * follows it (db/fast-path/primer.ts). Absent on SQLite, whose lookups are kept instead.
-   */
-  readonly primer?: <K, V>() => Primer<K, V>;
   /** Cheap liveness probe for /ready. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -36,7 +21,7 @@ export interface DatabaseHandle {
 // int8 (COUNT(*), bigint timestamps) arrives as a string by default; our values fit in a double.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-/** Wraps a server database's Kysely dialect (AUTH_CACHE=notify watches writes: db/auth-cache/). */
+/** Wraps a server database's Kysely dialect (AUTH_CACHE=notify hears writes there: auth/cache/). */
 export type WatchDialect = (dialect: KyselyDialect) => KyselyDialect;
 
 export function openDatabase(
@@ -56,8 +41,8 @@ export function openDatabase(
 function openSqlite(filename: string): DatabaseHandle {
   const onDisk = filename !== ':memory:' && filename !== '';
   if (onDisk) prepareSqliteFile(filename);
-  // Statements are prepared once and kept for the life of the process: see db/sqlite-handles.ts for
-  // why none may be left to the garbage collector (Node 24 aborts).
+  // Statements are prepared once per SQL text and kept for the life of the process: see
+  // db/sqlite-handles.ts for why none may be left to the garbage collector (Node 24 aborts).
   const sqlite = openSqliteFile(filename);
   // WAL lets readers run during a write; NORMAL sync is durable across a process crash (kill -9),
   // which is the failure a service sees, and far faster than FULL. exec() prepares no statement object.
@@ -67,13 +52,10 @@ function openSqlite(filename: string): DatabaseHandle {
   if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(`${filename}${suffix}`);
   sqlite.exec('pragma foreign_keys = ON; pragma busy_timeout = 5000');
   const probe = sqlite.prepare('select 1');
-  const fastPath = sqliteFastPath(sqlite);
-  const db = new Kysely<Database>({ dialect: fastPath.dialect });
-  fastPath.directReads(db);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return {
     db,
     dialect: 'sqlite',
-    changes: fastPath.changes,
     async ping() {
       probe.get();
     },
@@ -102,13 +84,9 @@ function openPostgres(url: string, watch: WatchDialect): DatabaseHandle {
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: watch(new PostgresDialect({ pool })) });
-  registerServerReads(db, postgresReads(pool));
-  const changes = new ServerChangeTracker();
   return {
     db,
     dialect: 'postgres',
-    changes,
-    primer: () => changes.primer(),
     async ping() {
       await pool.query('select 1');
     },

@@ -1,8 +1,6 @@
 import { Kysely, MysqlAdapter, MysqlDialect, MysqlQueryCompiler, type ReturningNode, sql } from 'kysely';
 import { createPool } from 'mysql2';
 import type { DatabaseHandle, WatchDialect } from './connection.ts';
-import { registerServerReads } from './fast-path/prepared.ts';
-import { mysqlReads, ServerChangeTracker } from './fast-path/server.ts';
 import type { Database } from './schema.ts';
 
 /**
@@ -41,14 +39,9 @@ export function openMysql(url: string, watch: WatchDialect = (dialect) => dialec
     }
   });
   const db = new Kysely<Database>({ dialect: watch(new GatehouseMysqlDialect({ pool })) });
-  registerServerReads(db, mysqlReads(pool));
-  // Like PostgreSQL: other instances write without telling us, so nothing is kept between requests.
-  const changes = new ServerChangeTracker();
   return {
     db,
     dialect: 'mysql',
-    changes,
-    primer: () => changes.primer(),
     async ping() {
       await sql`select 1`.execute(db);
     },

@@ -5,11 +5,6 @@ import type { RememberTokensTable } from '../auth/remember-me/remember-tokens.ta
 import type { SessionsTable } from '../auth/sessions/sessions.table.ts';
 import type { PersonalAccessTokensTable } from '../auth/tokens/access-tokens.table.ts';
 import type { MailOutboxTable } from '../mail/outbox.table.ts';
-import type {
-  OrganizationInvitationsTable,
-  OrganizationMembershipsTable,
-  OrganizationsTable,
-} from '../orgs/orgs.table.ts';
 import type { PasskeyChallengesTable, PasskeysTable } from '../passkeys/passkeys.table.ts';
 import type { PostsTable } from '../posts/posts.table.ts';
 import type { TwoFactorCredentialsTable } from '../two-factor/two-factor.table.ts';
@@ -31,9 +26,6 @@ export interface Database {
   passkey_challenges: PasskeyChallengesTable;
   webhook_events: WebhookEventsTable;
   webhook_outbox: WebhookOutboxTable;
-  organizations: OrganizationsTable;
-  organization_memberships: OrganizationMembershipsTable;
-  organization_invitations: OrganizationInvitationsTable;
 }
 
 /** A connection or an open transaction: domain functions take either, so use cases decide the boundary. */

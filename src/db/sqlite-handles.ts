@@ -22,22 +22,29 @@ const untilExit: unknown[] = [];
 
 /**
  * Opens a better-sqlite3 database whose Database and Statement objects are never reclaimed before the
- * process exits. Prepare each statement once and keep it: every prepare() adds one for good.
- * `options` are better-sqlite3's own (readonly, fileMustExist for a database only read).
+ * process exits. prepare() hands out one statement per SQL text, prepared once and kept: Kysely
+ * prepares every query anew, and the texts are the query shapes of this code base (values are
+ * parameters), a bounded set. That also spares the prepare itself, which costs more than running a
+ * primary-key lookup. `options` are better-sqlite3's own (readonly, fileMustExist).
  */
 export function openSqliteFile(filename: string, options?: SqliteDatabase.Options): SqliteDatabase.Database {
   const database = new SqliteDatabase(filename, options);
   untilExit.push(database);
   const prepare = database.prepare.bind(database);
+  const statements = new Map<string, SqliteDatabase.Statement>();
   database.prepare = ((source: string) => {
-    const statement = prepare(source);
-    untilExit.push(statement);
+    let statement = statements.get(source);
+    if (statement === undefined) {
+      statement = prepare(source);
+      statements.set(source, statement);
+      untilExit.push(statement);
+    }
     return statement;
   }) as typeof database.prepare;
   // The library's pragma() prepares a statement of its own and drops it; this one keeps it.
   database.pragma = ((source: string, options?: SqliteDatabase.PragmaOptions) => {
     const statement = database.prepare(`pragma ${source}`);
-    return options?.simple ? statement.pluck().get() : statement.all();
+    return options?.simple ? statement.pluck(true).get() : statement.pluck(false).all();
   }) as typeof database.pragma;
   return database;
 }

@@ -14,9 +14,7 @@ export type MailKind =
   | 'password-updated'
   | 'account-deleted'
   // Passkeys (passkeys/mails.ts)
-  | 'passkey-notice'
-  // Organizations (orgs/mails.ts)
-  | 'org-invitation';
+  | 'passkey-notice';
 
 export interface MailAddress {
   readonly address: string;

@@ -3,8 +3,8 @@ import type { Db } from '../db/schema.ts';
 import { toUser, type User } from './user.ts';
 import { findUserById } from './users.repository.ts';
 
-/** A user by id, null when there is none. The composition root (services.ts) may keep answers. */
-export type FindUser = (id: number) => Promise<User | null> | User | null;
+/** A user by id, null when there is none. services.ts wraps it in the auth cache. */
+export type FindUser = (id: number) => Promise<User | null>;
 
 /** The plain lookup behind FindUser: one row by primary key. */
 export function userFinder(db: Db): FindUser {
@@ -25,8 +25,8 @@ export function databaseUserProvider(
 ): UserProvider {
   const accepts = (user: User) => user.disabledAt === null && allow(user);
   return {
-    async retrieveById(id) {
-      const user = await findUser(id);
+    async retrieveById(id, loaded) {
+      const user = loaded === undefined ? await findUser(id) : loaded;
       return user !== null && accepts(user) ? user : null;
     },
     accepts,

@@ -14,7 +14,7 @@ export interface User {
 }
 
 /** Pending e-mail changes are the account page's business (account/email-change.ts), not every request's. */
-export function toUser(row: Omit<UserRow, 'pending_email' | 'pending_email_at'>): User {
+export function toUser(row: Omit<UserRow, 'password' | 'pending_email' | 'pending_email_at'>): User {
   return {
     id: row.id,
     name: row.name,

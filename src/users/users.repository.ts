@@ -1,16 +1,55 @@
-import { preparedQuery } from '../db/fast-path/prepared.ts';
 import { hasRowLocks, insertReturningRow } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
+import { toUser, type User } from './user.ts';
 import type { NewUserRow, UserRow, UserUpdate } from './users.table.ts';
 
-// Every authenticated request reads its user by id: compiled once (db/fast-path/prepared.ts).
-const userById = preparedQuery(
-  (db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id),
-  0,
-);
+export function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
 
-export async function findUserById(db: Db, id: number): Promise<UserRow | undefined> {
-  return (await userById(db, id))[0];
+/**
+ * The user columns a joined read brings along (a token's or a session's user, in the same query),
+ * each as `u_<column>` so that none clashes with the other table's. Select them from the users table
+ * aliased `u`; `joinedUser` turns them back into a User.
+ */
+export const JOINED_USER_COLUMNS = [
+  'u.id as u_id',
+  'u.name as u_name',
+  'u.email as u_email',
+  'u.email_verified_at as u_email_verified_at',
+  'u.locale as u_locale',
+  'u.can_access_panel as u_can_access_panel',
+  'u.disabled_at as u_disabled_at',
+  'u.created_at as u_created_at',
+  'u.updated_at as u_updated_at',
+] as const;
+
+export interface JoinedUserColumns {
+  u_id: number | null;
+  u_name: string | null;
+  u_email: string | null;
+  u_email_verified_at: number | null;
+  u_locale: string | null;
+  u_can_access_panel: number | null;
+  u_disabled_at: number | null;
+  u_created_at: number | null;
+  u_updated_at: number | null;
+}
+
+/** The user of a joined read; null when the outer join found none. */
+export function joinedUser(row: JoinedUserColumns): User | null {
+  if (row.u_id === null) return null;
+  return toUser({
+    id: row.u_id,
+    name: row.u_name!,
+    email: row.u_email!,
+    email_verified_at: row.u_email_verified_at,
+    locale: row.u_locale!,
+    can_access_panel: row.u_can_access_panel!,
+    disabled_at: row.u_disabled_at,
+    created_at: row.u_created_at!,
+    updated_at: row.u_updated_at!,
+  });
 }
 
 /** `email` must already be lower-cased: the column holds lower-cased addresses only. */

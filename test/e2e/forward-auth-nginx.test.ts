@@ -29,11 +29,7 @@ describe('forward auth behind nginx (docs/integrations/nginx.md)', { skip }, () 
   });
   after(async () => stack?.close());
 
-  const behaviour = {
-    guestScript: 'login-redirect',
-    unverifiedBody: /403 Forbidden/,
-    forgedSpellings: 'removed',
-  } as const;
+  const behaviour = { guestScript: 'login-redirect', unverifiedBody: /403 Forbidden/ } as const;
   proxyHttpScenarios(() => stack, behaviour);
   proxyBrowserScenarios(() => stack, behaviour);
 });

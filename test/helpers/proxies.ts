@@ -122,8 +122,7 @@ async function started(
   return { port, output, stop };
 }
 
-/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
-export function accepts(port: number): Promise<boolean> {
+function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');
     socket.once('connect', () => {

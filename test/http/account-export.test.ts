@@ -86,7 +86,6 @@ await describeEachDialect(
         'password_reset',
         'audit_events',
         'posts',
-        'organizations',
       ]);
       assert.equal(data.exported_at, new Date(clock.now()).toISOString());
       assert.deepEqual(Object.keys(data.profile).sort(), [

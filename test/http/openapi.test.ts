@@ -18,7 +18,6 @@ const NOT_JSON = new Set([
   'GET /reset-password/:token',
   'GET /dashboard',
   'GET /profile',
-  'GET /profile/:area',
   'GET /two-factor-challenge',
   'GET /user/confirm-password',
   'GET /user/two-factor',
@@ -27,8 +26,6 @@ const NOT_JSON = new Set([
   'GET /admin/users',
   'GET /admin/users/new',
   'GET /admin/users/:id',
-  'GET /admin/orgs',
-  'GET /admin/orgs/:id',
   'GET /admin/audit',
   'GET /admin/webhooks',
   'GET /admin/two-factor-challenge',
@@ -90,7 +87,6 @@ await describeEachDialect('OpenAPI document', (t) => {
       email_verified_at: null,
       created_at: 'x',
       updated_at: 'y',
-      organizations: [],
     };
     assert.doesNotThrow(() =>
       checker.check(

@@ -5,7 +5,7 @@ import type { AccessToken } from '../tokens/access-tokens.ts';
 export interface AuthRequest {
   header(name: string): string | undefined;
   /** The session a session guard owns on this request (loaded at most once per request). */
-  session(guard: string): Promise<{ readonly userId: number | null } | null>;
+  session(guard: string): Promise<{ readonly userId: number | null; readonly user?: User | null } | null>;
 }
 
 export interface Identity {
@@ -25,7 +25,11 @@ export interface Guard {
 
 /** Finds the users a guard may let in. Returning null (e.g. for a disabled account) refuses them. */
 export interface UserProvider {
-  retrieveById(id: number): Promise<User | null>;
+  /**
+   * `loaded`: the user row a joined read already brought along (a token's or session's user), which a
+   * provider over the users table uses instead of asking again; other providers may ignore it.
+   */
+  retrieveById(id: number, loaded?: User | null): Promise<User | null>;
   /** For credential checks: refuses users this provider does not serve (e.g. no panel access). */
   accepts(user: User): boolean;
 }

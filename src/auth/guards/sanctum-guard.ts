@@ -40,5 +40,8 @@ export function sanctumGuardDriver(deps: {
 }
 
 export function isStateful(domains: StatefulDomains, request: AuthRequest): boolean {
-  return domains.fromFrontend(request.header('origin'), request.header('referer'));
+  const origin = request.header('origin');
+  const referer = request.header('referer');
+  // Most API clients send neither header (a server, a script): nothing to match.
+  return (origin !== undefined || referer !== undefined) && domains.fromFrontend(origin, referer);
 }

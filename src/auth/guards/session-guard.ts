@@ -9,7 +9,7 @@ export const sessionGuardDriver: GuardDriver = (name, _config, provider) => {
   const authenticate = async (request: Parameters<ReturnType<GuardDriver>['authenticate']>[0]) => {
     const session = await request.session(name);
     if (!session?.userId) return null;
-    const user = await provider.retrieveById(session.userId);
+    const user = await provider.retrieveById(session.userId, session.user);
     return user === null ? null : ({ guard: name, user } satisfies Identity);
   };
   return {

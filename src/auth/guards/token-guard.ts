@@ -1,4 +1,4 @@
-import type { AccessToken } from '../tokens/access-tokens.ts';
+import type { ResolvedToken } from '../tokens/access-tokens.ts';
 import { bearerFrom } from '../tokens/token-format.ts';
 import type { GuardDriver, Identity } from './guards.ts';
 
@@ -8,17 +8,17 @@ import type { GuardDriver, Identity } from './guards.ts';
  * `observe` hears whether a presented token let its user in (gatehouse_token_authentications_total).
  */
 export function tokenGuardDriver(
-  resolve: (plain: string) => Promise<AccessToken | null>,
+  resolve: (plain: string) => Promise<ResolvedToken | null>,
   observe: (ok: boolean) => void = () => {},
 ): GuardDriver {
   return (name, _config, provider) => {
     const authenticate = async (request: Parameters<ReturnType<GuardDriver>['authenticate']>[0]) => {
       const plain = bearerFrom(request.header('authorization'));
       if (plain === null) return null;
-      const token = await resolve(plain);
-      const user = token === null ? null : await provider.retrieveById(token.userId);
+      const found = await resolve(plain);
+      const user = found === null ? null : await provider.retrieveById(found.token.userId, found.user);
       observe(user !== null);
-      return user === null ? null : ({ guard: name, user, token: token! } satisfies Identity);
+      return user === null ? null : ({ guard: name, user, token: found!.token } satisfies Identity);
     };
     return {
       name,

@@ -1,42 +1,26 @@
 import type { ExpressionBuilder } from 'kysely';
-import { preparedPairQuery, preparedQuery } from '../../db/fast-path/prepared.ts';
 import { insertUnlessDuplicate, isMysql } from '../../db/portable.ts';
 import type { Database, Db } from '../../db/schema.ts';
-import type { UserRow } from '../../users/users.table.ts';
+import { JOINED_USER_COLUMNS, type JoinedUserColumns } from '../../users/users.repository.ts';
 import type { NewSessionRow, SessionRow } from './sessions.table.ts';
 import type { SessionCutoffs } from './sessions.ts';
 
-// Every browser request reads its session by key: compiled once (db/fast-path/prepared.ts).
-const sessionById = preparedQuery(
-  (db, id: string) => db.selectFrom('sessions').selectAll().where('id', '=', id),
-  '',
-);
-
-export async function findSessionRow(db: Db, id: string): Promise<SessionRow | undefined> {
-  return (await sessionById(db, id))[0];
+export function findSessionRow(db: Db, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-// On server databases the session's user comes along in the same round trip (db/fast-path/primer.ts).
-const sessionAndUserById = preparedPairQuery<SessionRow, UserRow, [string]>(
-  (db, id: string) =>
-    db
-      .selectFrom('sessions as s')
-      .leftJoin('users as u', 'u.id', 's.user_id')
-      .selectAll('s')
-      .selectAll('u')
-      .where('s.id', '=', id),
-  '',
-);
-
-/** A session by key with its user (undefined for a guest), in one query; undefined on SQLite (prepared.ts). */
-export function findSessionAndUserRow(
+/** A session by key with its user's columns (u_…, null for a guest): one query per page load. */
+export function findSessionWithUserRow(
   db: Db,
   id: string,
-): Promise<{ session: SessionRow; user: UserRow | undefined } | null> | undefined {
-  return sessionAndUserById(db, id)?.then((rows) => {
-    const row = rows[0];
-    return row === undefined ? null : { session: row[0], user: row[1] };
-  });
+): Promise<(SessionRow & JoinedUserColumns) | undefined> {
+  return db
+    .selectFrom('sessions as s')
+    .leftJoin('users as u', 'u.id', 's.user_id')
+    .selectAll('s')
+    .select(JOINED_USER_COLUMNS)
+    .where('s.id', '=', id)
+    .executeTakeFirst();
 }
 
 export async function insertSessionRow(db: Db, row: NewSessionRow): Promise<void> {

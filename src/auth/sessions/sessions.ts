@@ -2,14 +2,13 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../db/schema.ts';
 import { MINUTE } from '../../lib/clock.ts';
 import { randomToken, sha256Hex } from '../../lib/crypto.ts';
-import { toUser } from '../../users/user.ts';
-import type { ReadAlong } from '../tokens/access-tokens.ts';
+import type { User } from '../../users/user.ts';
+import { joinedUser } from '../../users/users.repository.ts';
 import {
   deleteDeadSessions,
   deleteSessionRow,
   deleteSessionsOfUser,
-  findSessionAndUserRow,
-  findSessionRow,
+  findSessionWithUserRow,
   insertSessionRow,
   insertSessionRowIfAbsent,
   listSessionsOfUser,
@@ -109,31 +108,26 @@ export function isSessionLive(session: Pick<Session, 'lastActivity' | 'createdAt
   return session.lastActivity > cutoffs.activeAfter && session.createdAt > cutoffs.createdAfter;
 }
 
-/** A session by key, undefined when there is none. The composition root (services.ts) may keep answers. */
-export type FindSession = (key: string) => Promise<Session | undefined> | Session | undefined;
+/** A session with its user (null for a guest, or when the user row is gone), read together. */
+export interface SessionWithUser {
+  readonly session: Session;
+  readonly user: User | null;
+}
 
-/**
- * The plain lookup behind FindSession: one row by primary key. With `withUser`, on a server database
- * a signed-in session's user is read in the same query and handed to it (see tokenFinder).
- */
-export function sessionFinder(db: Db, withUser?: ReadAlong): FindSession {
+/** A session by key with its user, null when there is none. services.ts wraps it in the auth cache. */
+export type FindSessionWithUser = (key: string) => Promise<SessionWithUser | null>;
+
+/** The plain lookup behind FindSessionWithUser. */
+export function sessionWithUserFinder(db: Db): FindSessionWithUser {
   return async (key) => {
-    const joined = withUser && findSessionAndUserRow(db, key);
-    if (joined !== undefined) {
-      const found = await joined;
-      if (found === null) return undefined;
-      const userId = found.session.user_id;
-      if (userId !== null) withUser?.(userId, found.user === undefined ? null : toUser(found.user));
-      return toSession(found.session);
-    }
-    const row = await findSessionRow(db, key);
-    return row && toSession(row);
+    const row = await findSessionWithUserRow(db, key);
+    return row === undefined ? null : { session: toSession(row), user: joinedUser(row) };
   };
 }
 
 export interface SessionDeps {
   readonly db: Db;
-  readonly findSession: FindSession;
+  readonly findSessionWithUser: FindSessionWithUser;
 }
 
 /**
@@ -146,9 +140,10 @@ export async function validateSession(
   plainId: string,
   lifetimes: SessionLifetimes,
   now: number,
-): Promise<Session | null> {
-  const session = await deps.findSession(sessionKey(plainId));
-  if (session === undefined || session.guard !== guard) return null;
+): Promise<SessionWithUser | null> {
+  const found = await deps.findSessionWithUser(sessionKey(plainId));
+  if (found === null || found.session.guard !== guard) return null;
+  const { session } = found;
   if (!isSessionLive(session, sessionCutoffs(lifetimes, now))) {
     await deleteSessionRow(deps.db, session.key);
     return null;
@@ -158,7 +153,7 @@ export async function validateSession(
     // request's read, and a failed touch must not fail the page, only cost some idle time.
     await touchSessionRow(deps.db, session.key, now, now - TOUCH_INTERVAL).catch(() => {});
   }
-  return session;
+  return found;
 }
 
 export interface NewSession {

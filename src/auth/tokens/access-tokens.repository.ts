@@ -1,45 +1,26 @@
 import type { ExpressionBuilder } from 'kysely';
-import { preparedPairQuery, preparedQuery } from '../../db/fast-path/prepared.ts';
 import { insertReturningRow } from '../../db/portable.ts';
 import type { Database, Db } from '../../db/schema.ts';
-import type { UserRow } from '../../users/users.table.ts';
+import { JOINED_USER_COLUMNS, type JoinedUserColumns } from '../../users/users.repository.ts';
 import type { AccessTokenRow, NewAccessTokenRow } from './access-tokens.table.ts';
-import type { TokenCutoffs } from './token-lifetime.ts';
+import type { TokenCutoffs } from './access-tokens.ts';
 
-// Every bearer request reads its token by id: compiled once (db/fast-path/prepared.ts).
-const tokenById = preparedQuery(
-  (db, id: number) => db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id),
-  0,
-);
-
-export async function findTokenById(db: Db, id: number): Promise<AccessTokenRow | undefined> {
-  return (await tokenById(db, id))[0];
+export function findTokenById(db: Db, id: number): Promise<AccessTokenRow | undefined> {
+  return db.selectFrom('personal_access_tokens').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-// On server databases the token's user comes along in the same round trip (db/fast-path/primer.ts).
-const tokenAndUserById = preparedPairQuery<AccessTokenRow, UserRow, [number]>(
-  (db, id: number) =>
-    db
-      .selectFrom('personal_access_tokens as t')
-      .leftJoin('users as u', 'u.id', 't.user_id')
-      .selectAll('t')
-      .selectAll('u')
-      .where('t.id', '=', id),
-  0,
-);
-
-/**
- * A token by id with its user (undefined when the user row is gone), in one query; undefined when the
- * database has no joined read (SQLite: its two lookups are kept instead, see prepared.ts).
- */
-export function findTokenAndUserById(
+/** A token by id with its user's columns (u_…, null when the user row is gone): one query per bearer check. */
+export function findTokenWithUserById(
   db: Db,
   id: number,
-): Promise<{ token: AccessTokenRow; user: UserRow | undefined } | null> | undefined {
-  return tokenAndUserById(db, id)?.then((rows) => {
-    const row = rows[0];
-    return row === undefined ? null : { token: row[0], user: row[1] };
-  });
+): Promise<(AccessTokenRow & JoinedUserColumns) | undefined> {
+  return db
+    .selectFrom('personal_access_tokens as t')
+    .leftJoin('users as u', 'u.id', 't.user_id')
+    .selectAll('t')
+    .select(JOINED_USER_COLUMNS)
+    .where('t.id', '=', id)
+    .executeTakeFirst();
 }
 
 /** A token by the SHA-256 of its secret (unique column): only for imported tokens' bare-secret form. */
@@ -82,7 +63,7 @@ export async function deleteTokens(
   return Number(result.numDeletedRows);
 }
 
-/** The token-lifetime rule (token-lifetime.ts) in SQL: the token would authenticate at `cutoffs.now`. */
+/** The token-lifetime rule (access-tokens.ts tokenExpiresAt) in SQL: the token would authenticate at `cutoffs.now`. */
 function live(eb: ExpressionBuilder<Database, 'personal_access_tokens'>, cutoffs: TokenCutoffs) {
   const ownExpiry = eb.or([
     eb('personal_access_tokens.expires_at', 'is', null),

@@ -4,21 +4,20 @@ import { inTransaction } from '../../db/in-transaction.ts';
 import type { Db } from '../../db/schema.ts';
 import { type Clock, MINUTE } from '../../lib/clock.ts';
 import { sha256Hex, sha256Matches } from '../../lib/crypto.ts';
-import { toUser, type User } from '../../users/user.ts';
+import type { User } from '../../users/user.ts';
+import { joinedUser } from '../../users/users.repository.ts';
 import { parseAbilities } from './abilities.ts';
 import {
   deleteExpiredTokens,
   deleteTokens,
-  findTokenAndUserById,
   findTokenByHash,
-  findTokenById,
+  findTokenWithUserById,
   insertToken,
   listTokensOfUser,
   touchToken,
 } from './access-tokens.repository.ts';
 import type { AccessTokenRow } from './access-tokens.table.ts';
 import { generateSecret, parseLegacyToken, parsePlainToken } from './token-format.ts';
-import { isTokenLive, tokenCutoffs, tokenExpiresAt } from './token-lifetime.ts';
 
 export interface AccessTokenSettings {
   /** TOKEN_EXPIRATION: minutes from creation, null = never. */
@@ -28,6 +27,37 @@ export interface AccessTokenSettings {
 
 export function accessTokenSettings(config: Pick<Config, 'tokenExpirationMinutes' | 'tokenPrefix'>) {
   return { expirationMinutes: config.tokenExpirationMinutes, prefix: config.tokenPrefix };
+}
+
+/**
+ * When an API token dies, stated once (Sanctum's rule): at the earlier of its own expiry (`expires_in`
+ * when it was issued) and its creation + TOKEN_EXPIRATION minutes. The guard compares `expiresAt` with
+ * the time; SQL that counts or prunes tokens (access-tokens.repository.ts) applies the same two limits
+ * through tokenCutoffs(), so the panel counts exactly the tokens the guard would let in.
+ */
+export function tokenExpiresAt(
+  ownExpiresAt: number | null,
+  createdAt: number,
+  expirationMinutes: number | null,
+): number | null {
+  const byConfig = expirationMinutes === null ? null : createdAt + expirationMinutes * MINUTE;
+  if (ownExpiresAt === null) return byConfig;
+  return byConfig === null ? ownExpiresAt : Math.min(byConfig, ownExpiresAt);
+}
+
+export function isTokenLive(expiresAt: number | null, now: number): boolean {
+  return expiresAt === null || expiresAt > now;
+}
+
+/** The rule as limits on stored columns: live ⇔ (expires_at is null or > now) and created_at > createdAfter. */
+export interface TokenCutoffs {
+  readonly now: number;
+  /** null: TOKEN_EXPIRATION is off, creation time does not matter. */
+  readonly createdAfter: number | null;
+}
+
+export function tokenCutoffs(expirationMinutes: number | null, now: number): TokenCutoffs {
+  return { now, createdAfter: expirationMinutes === null ? null : now - expirationMinutes * MINUTE };
 }
 
 export interface AccessToken {
@@ -64,11 +94,16 @@ export interface StoredToken {
   readonly imported: boolean;
 }
 
-/** A token by id, null when there is none. The composition root (services.ts) may keep answers. */
-export type FindToken = (id: number) => Promise<StoredToken | null> | StoredToken | null;
+/** A token with its user (null when the user row is gone), read together: one query per bearer check. */
+export interface StoredTokenWithUser extends StoredToken {
+  readonly user: User | null;
+}
+
+/** A token by id with its user, null when there is none. services.ts wraps it in the auth cache. */
+export type FindTokenWithUser = (id: number) => Promise<StoredTokenWithUser | null>;
 
 /** A token by the SHA-256 (hex) of its secret, null when there is none. */
-export type FindTokenByHash = (hash: string) => Promise<StoredToken | null> | StoredToken | null;
+export type FindTokenByHash = (hash: string) => Promise<StoredToken | null>;
 
 /** last_used_at is written at most this often per token: the token check stays read-only otherwise. */
 const TOUCH_INTERVAL = MINUTE;
@@ -112,25 +147,11 @@ export async function issueAccessToken(
   return { token: toAccessToken(row, settings), plainText: `${row.id}|${secret}` };
 }
 
-/** Receives the user a lookup read along with its own row (`null`: that user does not exist). */
-export type ReadAlong = (userId: number, user: User | null) => void;
-
-/**
- * The plain lookup behind FindToken: one row by primary key. With `withUser`, on a server database
- * the token's user is read in the same query and handed to it (the composition root primes the user
- * lookup with it, db/fast-path/primer.ts): one round trip per bearer check instead of two.
- */
-export function tokenFinder(db: Db, settings: AccessTokenSettings, withUser?: ReadAlong): FindToken {
+/** The plain lookup behind FindTokenWithUser. */
+export function tokenWithUserFinder(db: Db, settings: AccessTokenSettings): FindTokenWithUser {
   return async (id) => {
-    const joined = withUser && findTokenAndUserById(db, id);
-    if (joined !== undefined) {
-      const found = await joined;
-      if (found === null) return null;
-      withUser?.(found.token.user_id, found.user === undefined ? null : toUser(found.user));
-      return toStoredToken(found.token, settings);
-    }
-    const row = await findTokenById(db, id);
-    return row === undefined ? null : toStoredToken(row, settings);
+    const row = await findTokenWithUserById(db, id);
+    return row === undefined ? null : { ...toStoredToken(row, settings), user: joinedUser(row) };
   };
 }
 
@@ -149,8 +170,14 @@ function toStoredToken(row: AccessTokenRow, settings: AccessTokenSettings): Stor
 export interface TokenResolverDeps {
   readonly db: Db;
   readonly clock: Clock;
-  readonly findToken: FindToken;
+  readonly findTokenWithUser: FindTokenWithUser;
   readonly findTokenByHash: FindTokenByHash;
+}
+
+/** A live token, and its user when the lookup read it along (undefined: not read, ask the provider). */
+export interface ResolvedToken {
+  readonly token: AccessToken;
+  readonly user?: User | null;
 }
 
 /**
@@ -161,9 +188,10 @@ export interface TokenResolverDeps {
 export async function resolveAccessToken(
   deps: TokenResolverDeps,
   plain: string,
-): Promise<AccessToken | null> {
+): Promise<ResolvedToken | null> {
   const parsed = parsePlainToken(plain);
-  const found = parsed === null ? await findLegacyToken(deps, plain) : await deps.findToken(parsed.id);
+  const found: (StoredToken & { user?: User | null }) | null =
+    parsed === null ? await findLegacyToken(deps, plain) : await deps.findTokenWithUser(parsed.id);
   if (found === null || !sha256Matches(parsed?.secret ?? legacySecret(plain), found.secretHash)) return null;
   const { token } = found;
   const now = deps.clock.now();
@@ -174,7 +202,7 @@ export async function resolveAccessToken(
     // only bookkeeping, so it never fails the request.
     await touchToken(deps.db, token.id, now, now - TOUCH_INTERVAL).catch(() => {});
   }
-  return token;
+  return { token, user: found.user };
 }
 
 /**
@@ -186,7 +214,9 @@ async function findLegacyToken(deps: TokenResolverDeps, plain: string): Promise<
   const legacy = parseLegacyToken(plain);
   if (legacy === null) return null;
   const found =
-    'id' in legacy ? await deps.findToken(legacy.id) : await deps.findTokenByHash(sha256Hex(legacy.secret));
+    'id' in legacy
+      ? await deps.findTokenWithUser(legacy.id)
+      : await deps.findTokenByHash(sha256Hex(legacy.secret));
   return found?.imported ? found : null;
 }
 

@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../../lib/validation.ts';
-import { userSchema } from '../routes/api/json.ts';
+import { userSchema } from '../routes/api/user.ts';
 
 /**
  * The shapes the JSON answers share, as `components.schemas` of /openapi.json. Where a route already

@@ -28,7 +28,7 @@ declare module 'fastify' {
 class HttpAuthRequest implements AuthRequest {
   constructor(
     private readonly request: FastifyRequest,
-    /** Read the session without restoring a remembered login or touching flash data (HttpSession.peekUserId). */
+    /** Read the session without restoring a remembered login or touching flash data (HttpSession.peek). */
     private readonly peek = false,
   ) {}
 
@@ -37,10 +37,10 @@ class HttpAuthRequest implements AuthRequest {
     return Array.isArray(value) ? value[0] : value;
   }
 
-  async session(guard: string): Promise<{ readonly userId: number | null } | null> {
-    if (this.peek) return { userId: await this.request.sessionOf(guard).peekUserId() };
+  async session(guard: string) {
+    if (this.peek) return this.request.sessionOf(guard).peek();
     const session = await this.request.sessionOf(guard).load();
-    return { userId: session.userId };
+    return { userId: session.userId, user: session.user };
   }
 }
 

@@ -1,9 +1,10 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, preValidationHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { AuthService } from '../../auth/auth.service.ts';
 import { guardOwningPath, isSanctumGuard, isSessionGuard } from '../../auth/guards/guards.ts';
 import { crossSiteChecker } from '../cross-site.ts';
 import { CsrfError } from '../errors.ts';
+import { hooksOf } from '../route-hooks.ts';
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -25,8 +26,8 @@ export const csrfPlugin = fp(
   async (app) => {
     const { auth } = app.services;
     const crossSite = crossSiteChecker(app.services);
-    // A callback hook: it runs on every request, and most (GET) leave at once without a promise.
-    app.addHook('preValidation', (request, _reply, done) => {
+    // Attached to the routes that take a state-changing method only: a GET never runs it.
+    const check: preValidationHookHandler = (request, _reply, done) => {
       if (SAFE_METHODS.has(request.method)) {
         done();
         return;
@@ -51,6 +52,11 @@ export const csrfPlugin = fp(
         return;
       }
       matches.then((ok) => done(ok ? undefined : new CsrfError()), done);
+    };
+    app.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method];
+      if (methods.every((method) => SAFE_METHODS.has(method))) return;
+      route.preValidation = [...hooksOf(route.preValidation), check];
     });
   },
   { name: 'gatehouse-csrf', dependencies: ['gatehouse-session'] },

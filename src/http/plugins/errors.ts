@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { HashQueueFullError } from '../../auth/passwords/passwords.ts';
 import { ValidationError } from '../../lib/validation.ts';
 import { AuthenticationError, HttpError, PasswordConfirmationRequiredError } from '../errors.ts';
+import { methodNotAllowed } from '../method-not-allowed.ts';
 import { expectsJson } from '../negotiation.ts';
 import { redirectToConfirmation } from '../password-confirmation.ts';
 import { sameSiteReferer } from '../request-context.ts';
@@ -61,9 +62,11 @@ export const errorsPlugin = fp(
       return respond(request, reply, 500, t('http.server_error'));
     });
 
-    app.setNotFoundHandler(async (request, reply) =>
-      respond(request, reply, 404, request.t('http.not_found')),
-    );
+    app.setNotFoundHandler(async (request, reply) => {
+      const wrongMethod = methodNotAllowed(app, request);
+      if (wrongMethod !== null) throw wrongMethod;
+      return respond(request, reply, 404, request.t('http.not_found'));
+    });
   },
   { name: 'gatehouse-errors', dependencies: ['gatehouse-i18n'] },
 );

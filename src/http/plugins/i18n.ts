@@ -1,7 +1,8 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyRequest, onRequestHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Translate } from '../../i18n/i18n.ts';
 import { asLocale, type Locale, negotiateLocale } from '../../i18n/locales.ts';
+import { hooksOf } from '../route-hooks.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -46,8 +47,11 @@ export const i18nPlugin = fp(
         return i18n.translator(localeOf(this as WithLocale));
       },
     });
-    app.addHook('onRequest', (request, reply, done) => {
-      const chosen = asLocale(langParameter(request));
+    // Only pages remember a chosen language: API clients send ?lang= (or Accept-Language) each time,
+    // and the hook is attached to page routes alone, so an API request does not run it.
+    const remember: onRequestHookHandler = (request, reply, done) => {
+      const lang = langParameter(request);
+      const chosen = lang === undefined ? null : asLocale(lang);
       if (chosen !== null && request.cookies['locale'] !== chosen) {
         reply.setCookie('locale', chosen, {
           path: '/',
@@ -58,6 +62,9 @@ export const i18nPlugin = fp(
         });
       }
       done();
+    };
+    app.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/api/')) route.onRequest = [...hooksOf(route.onRequest), remember];
     });
   },
   { name: 'gatehouse-i18n', dependencies: ['@fastify/cookie'] },

@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { orgRoutes } from '../orgs/index.ts';
 import { accountRoutes } from './account/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
@@ -22,5 +21,4 @@ export async function routes(app: FastifyInstance) {
   await app.register(accountRoutes);
   await app.register(adminRoutes);
   await app.register(forwardAuthRoutes);
-  await app.register(orgRoutes);
 }

@@ -12,6 +12,7 @@ import {
 } from '../../auth/sessions/sessions.ts';
 import { hmacSha256Hex } from '../../lib/crypto.ts';
 import type { Services } from '../../services.ts';
+import type { User } from '../../users/user.ts';
 import type { SessionCookies } from './session-cookies.ts';
 import { SessionId } from './session-id.ts';
 import { SessionValues } from './session-values.ts';
@@ -26,6 +27,8 @@ import { SessionValues } from './session-values.ts';
 export class HttpSession {
   readonly #id: SessionId;
   #stored: Session | null = null;
+  /** The signed-in user as the session's read brought it (undefined: not read with it; ask the provider). */
+  #user: User | null | undefined = undefined;
   readonly #values = new SessionValues();
   #sendXsrfCookie = false;
   /** undefined: leave the remember cookie alone; null: clear it; string: set it. */
@@ -50,6 +53,11 @@ export class HttpSession {
     return this.#stored?.userId ?? null;
   }
 
+  /** The user row read along with this session (undefined when it was not: after a login, say). */
+  get user(): User | null | undefined {
+    return this.#user;
+  }
+
   /** The database row's key (sha256 of the cookie), for "end this session" actions. */
   get key(): string | null {
     return this.#stored?.key ?? null;
@@ -60,12 +68,16 @@ export class HttpSession {
    * flash consumed, no cookie sent), for checks made for another site (forward auth): a proxy does not
    * pass our cookies back to the browser, so a session or remember-me token issued there would be lost.
    */
-  async peekUserId(): Promise<number | null> {
-    if (this.#loading !== null) return (await this.#loading).userId;
+  async peek(): Promise<{ userId: number | null; user?: User | null }> {
+    if (this.#loading !== null) {
+      const loaded = await this.#loading;
+      return { userId: loaded.userId, user: loaded.user };
+    }
     const presented = this.#id.value;
-    if (presented === null) return null;
+    if (presented === null) return { userId: null };
     const now = this.services.clock.now();
-    return (await this.services.auth.sessions.validate(this.guard, presented, now))?.userId ?? null;
+    const found = await this.services.auth.sessions.validate(this.guard, presented, now);
+    return found === null ? { userId: null } : { userId: found.session.userId, user: found.user };
   }
 
   load(): Promise<this> {
@@ -77,7 +89,9 @@ export class HttpSession {
     const now = this.services.clock.now();
     const presented = this.#id.value;
     if (presented !== null) {
-      this.#stored = await this.services.auth.sessions.validate(this.guard, presented, now);
+      const found = await this.services.auth.sessions.validate(this.guard, presented, now);
+      this.#stored = found?.session ?? null;
+      this.#user = found?.user;
       if (this.#stored) this.#values.open(this.#stored.data);
       // An id we did not issue and no row holds: never adopted, replaced.
       if (!this.#id.adoptable(this.#stored !== null)) this.#id.renew();
@@ -212,6 +226,7 @@ export class HttpSession {
     const selector = rememberSelector(rememberCookie);
     const data: SessionData = selector === null ? {} : { [REMEMBER_SELECTOR]: selector };
     await this.#createWithFreshId(userId, data, now);
+    this.#user = undefined;
     this.#values.written(data);
   }
 
@@ -263,6 +278,7 @@ export class HttpSession {
   #letGo(): void {
     this.#rememberOut = null;
     this.#stored = null;
+    this.#user = undefined;
     this.#values.clear();
     this.#id.renew();
   }

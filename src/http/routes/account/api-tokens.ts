@@ -6,7 +6,7 @@ import { formRoute } from '../../form-methods.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { validateForm } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
-import { tokenJson } from '../api/json.ts';
+import { tokenJson } from '../../token-json.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, idParam } from './support.ts';
 
 /** The flash key carrying a new token's plaintext to the one page view that shows it. */

@@ -5,7 +5,7 @@ import { field, rules, validate, validationError } from '../../../lib/validation
 import type { Proof } from '../../../two-factor/two-factor.ts';
 import { HttpError, NotFoundError, TooManyRequestsError } from '../../errors.ts';
 import { auditContext } from '../../request-context.ts';
-import { tokenJson } from './json.ts';
+import { tokenJson } from '../../token-json.ts';
 import { apiAuth, apiThrottle, requireJson } from './support.ts';
 
 const MAX_EXPIRES_IN = 10 * 365 * 24 * 3600;

@@ -4,7 +4,6 @@ import { browserSessionsSection } from './browser-sessions.ts';
 import { dataExportSection } from './data-export.ts';
 import { deleteAccountSection } from './delete-account.ts';
 import { emailSection } from './email.ts';
-import { organizationsSection } from './organizations.ts';
 import { passkeysSection } from './passkeys.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
@@ -23,6 +22,5 @@ export const ACCOUNT_AREAS: readonly AccountArea[] = [
   { id: 'security', sections: [passwordSection, twoFactorSection, passkeysSection] },
   { id: 'sessions', sections: [browserSessionsSection] },
   { id: 'tokens', sections: [apiTokensSection] },
-  { id: 'organizations', sections: [organizationsSection] },
   { id: 'data', sections: [dataExportSection, deleteAccountSection] },
 ];

@@ -1,0 +1,140 @@
+import { deepFreeze } from '../../lib/deep-freeze.ts';
+
+export interface CachedLookupOptions {
+  /** The tables its answers are read from: a change to any of them drops its entries. */
+  readonly tables: readonly string[];
+  /** At most this many entries; when full, the oldest goes (default 10,000). */
+  readonly limit?: number;
+  /** Answers longer than this as JSON are not cached, so the bound in entries is one in bytes too. */
+  readonly maxChars?: number;
+}
+
+export interface CacheStoreOptions {
+  /** How long an entry may serve at most (null: as long as the source reports no change). */
+  readonly maxAgeMs: number | null;
+  /** Whether entries are served from the start (a notify channel starts unsubscribed). */
+  readonly serving: boolean;
+  readonly beforeRead?: () => Promise<void>;
+  /** Runs once, before the first read of any lookup. */
+  readonly onFirstRead?: () => void;
+  readonly now?: () => number;
+}
+
+interface Entry {
+  readonly value: unknown;
+  /** When its load began (performance.now()): the data is at least this fresh. */
+  readonly loadedAt: number;
+}
+
+/**
+ * The entries of every cached lookup of one process, and the rules for using them:
+ *
+ * - A change to a table (`changed`) drops the entries of every lookup that reads it, and a load that
+ *   was in flight meanwhile is not kept: its row may have been read before that change committed.
+ * - While `serving` is false (a notify channel not subscribed), nothing is served or kept.
+ * - `maxAgeMs`: an entry older than this is not served, however quiet the freshness source is — the
+ *   hard bound on how stale another instance's cache can be when a message is slow or lost.
+ * - Absent answers (null) are never kept, so an INSERT never needs to drop anything.
+ * - Answers are shared between requests, so they are frozen through.
+ */
+export class CacheStore {
+  readonly #lookups = new Set<CachedLookup<unknown, unknown>>();
+  #serving: boolean;
+  readonly maxAgeMs: number | null;
+  readonly now: () => number;
+  #onFirstRead: (() => void) | undefined;
+
+  constructor(options: CacheStoreOptions) {
+    this.maxAgeMs = options.maxAgeMs;
+    this.#serving = options.serving;
+    this.now = options.now ?? (() => performance.now());
+    this.#onFirstRead = options.onFirstRead;
+    this.beforeRead = options.beforeRead;
+  }
+
+  /** A source that must be asked (SQLite's data_version) asks here; the read waits for its answer. */
+  readonly beforeRead: (() => Promise<void>) | undefined;
+
+  /** Called by a lookup before its first read (starts a notify channel's subscription). */
+  firstRead(): void {
+    const start = this.#onFirstRead;
+    this.#onFirstRead = undefined;
+    start?.();
+  }
+
+  get serving(): boolean {
+    return this.#serving;
+  }
+
+  lookup<K, V>(load: (key: K) => Promise<V | null>, options: CachedLookupOptions): CachedLookup<K, V> {
+    const lookup = new CachedLookup<K, V>(this, load, options);
+    this.#lookups.add(lookup as CachedLookup<unknown, unknown>);
+    return lookup;
+  }
+
+  /** Rows of `tables` may have changed (all tables when omitted). */
+  changed(tables?: readonly string[]): void {
+    for (const lookup of this.#lookups) if (tables === undefined || lookup.reads(tables)) lookup.drop();
+  }
+
+  /** Start or stop serving (a notify channel subscribed or lost); either way everything goes. */
+  setServing(serving: boolean): void {
+    this.#serving = serving;
+    this.changed();
+  }
+}
+
+export class CachedLookup<K, V> {
+  readonly #entries = new Map<K, Entry>();
+  /** Moves at every drop: a load that began under another generation is not kept. */
+  #generation = 0;
+  #firstRead = true;
+  readonly #limit: number;
+  readonly #maxChars: number;
+
+  constructor(
+    private readonly store: CacheStore,
+    private readonly load: (key: K) => Promise<V | null>,
+    private readonly options: CachedLookupOptions,
+  ) {
+    this.#limit = options.limit ?? 10_000;
+    this.#maxChars = options.maxChars ?? Number.POSITIVE_INFINITY;
+  }
+
+  reads(tables: readonly string[]): boolean {
+    return tables.some((table) => this.options.tables.includes(table));
+  }
+
+  drop(): void {
+    this.#generation++;
+    this.#entries.clear();
+  }
+
+  async get(key: K): Promise<V | null> {
+    const { store } = this;
+    if (this.#firstRead) {
+      this.#firstRead = false;
+      store.firstRead();
+    }
+    if (store.beforeRead !== undefined) await store.beforeRead();
+    if (!store.serving) return deepFreeze(await this.load(key));
+    const now = store.now();
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && (store.maxAgeMs === null || now - entry.loadedAt < store.maxAgeMs)) {
+      return entry.value as V;
+    }
+    const generation = this.#generation;
+    const value = deepFreeze(await this.load(key));
+    if (value !== null && generation === this.#generation && store.serving && this.#small(value)) {
+      if (entry === undefined && this.#entries.size >= this.#limit) {
+        this.#entries.delete(this.#entries.keys().next().value as K);
+      }
+      this.#entries.set(key, { value, loadedAt: now });
+    }
+    return value;
+  }
+
+  #small(value: V): boolean {
+    return this.#maxChars === Number.POSITIVE_INFINITY || JSON.stringify(value).length <= this.#maxChars;
+  }
+}
