@@ -23,6 +23,8 @@ import {
 import { type ExportSource, exportAccountData } from './data-export.ts';
 import {
   cancelEmailChange,
+  cancelEmailChangeByLink,
+  cancelLinkTarget,
   confirmEmailChange,
   type ProfileDeps,
   pendingEmailOf,
@@ -135,6 +137,10 @@ export function createAccountService(deps: AccountServiceDeps) {
     ) => updateProfileInformation(profile, userId, input, locale, audit),
     pendingEmail: (userId: number) => pendingEmailOf(db, userId),
     cancelEmailChange: (userId: number, audit: AuditContext) => cancelEmailChange(profile, userId, audit),
+    /** The cancel link mailed to the current address: what it would cancel (null: nothing, or not valid). */
+    cancelLinkTarget: (link: PresentedLink) => cancelLinkTarget(profile, link, deps.clock.now()),
+    cancelEmailChangeByLink: (link: PresentedLink, audit: AuditContext) =>
+      cancelEmailChangeByLink(profile, link, audit),
     confirmEmailChange: (userId: number, link: PresentedLink, audit: AuditContext) =>
       confirmEmailChange(profile, userId, link, audit),
     /** GET /user/export: everything stored about the user (data-export.ts), audited. */

@@ -9,13 +9,14 @@ import {
   type VerificationSettings,
 } from '../auth/verification/email-verification.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { parseId } from '../db/ids.ts';
 import type { Database } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { recipientFor } from '../mail/messages.ts';
 import { registrationSchema } from '../users/registration.ts';
 import { normaliseEmail, toUser } from '../users/user.ts';
 import { findUserByEmail, findUserById, updateUser } from '../users/users.repository.ts';
-import { emailChangedMessage, emailChangeMessage } from './mails.ts';
+import { emailChangedMessage, emailChangeMessage, emailChangeRequestedMessage } from './mails.ts';
 import { clearPendingEmail, setPendingEmail, switchToPendingEmail } from './pending-email.repository.ts';
 
 /** PUT /user/profile-information (docs/guides/account.md): name and e-mail by the rules of registration. */
@@ -99,6 +100,18 @@ export async function updateProfileInformation(
           { url: link.url, signature: link.signature, expiresInMinutes: deps.links.expireMinutes },
         ),
       );
+      // The current address hears of it now, with a way to cancel (emailChangeRequestedMessage).
+      const cancel = signedEmailLink(deps.links, '/email/cancel-change', { id: userId, email }, audit.now);
+      await deps.mailing.queue.enqueue(
+        trx,
+        emailChangeRequestedMessage(deps.mailing.context, recipientFor(toUser(row), row.locale), {
+          newEmail: email,
+          at: audit.now,
+          cancelUrl: cancel.url,
+          signature: cancel.signature,
+          expiresInMinutes: deps.links.expireMinutes,
+        }),
+      );
       await recordAudit(trx, 'user.email_change_requested', audit, userId, { to: email });
       return { status: 'link_sent', email };
     });
@@ -120,6 +133,41 @@ export async function cancelEmailChange(
   return deps.db.transaction().execute(async (trx) => {
     if (!(await clearPendingEmail(trx, userId))) return false;
     await recordAudit(trx, 'user.email_change_cancelled', audit, userId);
+    return true;
+  });
+}
+
+/**
+ * The cancel link mailed to the current address: the pending address it names, while that address is
+ * still the pending one and the link is unexpired and correctly signed; null otherwise. No session is
+ * needed: the signature (APP_KEY) names the account and the address, and the mail went to the owner.
+ */
+export async function cancelLinkTarget(
+  deps: ProfileDeps,
+  link: PresentedLink,
+  now: number,
+): Promise<{ readonly userId: number; readonly pending: string } | null> {
+  const userId = parseId(link.id);
+  if (userId === null) return null;
+  const row = await findUserById(deps.db, userId);
+  if (row?.pending_email == null) return null;
+  const target = { id: userId, email: row.pending_email };
+  if (checkSignedEmailLink(deps.links, '/email/cancel-change', target, link, now) !== 'valid') return null;
+  return { userId, pending: row.pending_email };
+}
+
+/** The button behind the cancel link: the change it names ends (false: the link no longer holds). */
+export async function cancelEmailChangeByLink(
+  deps: ProfileDeps,
+  link: PresentedLink,
+  audit: AuditContext,
+): Promise<boolean> {
+  const target = await cancelLinkTarget(deps, link, audit.now);
+  if (target === null) return false;
+  return deps.db.transaction().execute(async (trx) => {
+    // Conditional on the address the link names: a newer request (with its own link) stays.
+    if (!(await clearPendingEmail(trx, target.userId, target.pending))) return false;
+    await recordAudit(trx, 'user.email_change_cancelled', audit, target.userId, { via: 'mail' });
     return true;
   });
 }

@@ -23,6 +23,31 @@ export function emailChangeMessage(
   }));
 }
 
+/**
+ * To the *current* address as soon as a change is asked for (ASVS V3.7.1): a stolen session cannot move
+ * the account to another mailbox unnoticed, and the owner can stop it with the link, which works
+ * without signing in (its signature names the account and the address asked for).
+ */
+export function emailChangeRequestedMessage(
+  context: MailContext,
+  to: Recipient,
+  change: { newEmail: string; at: number; cancelUrl: string; signature: string; expiresInMinutes: number },
+): MailMessage {
+  return build(context, 'email-change-requested', to, [change.signature], (t, locale) => ({
+    subject: t('account_mail.change_requested.subject'),
+    intro: [
+      t('account_mail.change_requested.intro', {
+        app: context.brand.appName,
+        email: change.newEmail,
+        date: formatDate(change.at, locale),
+      }),
+      t('account_mail.change_requested.not_you'),
+    ],
+    action: { label: t('account_mail.change_requested.action'), url: change.cancelUrl },
+    outro: [t('account_mail.change.expiry', { count: change.expiresInMinutes })],
+  }));
+}
+
 /** To the *old* address once the new one is confirmed: a takeover does not go unnoticed. */
 export function emailChangedMessage(
   context: MailContext,

@@ -9,13 +9,18 @@ export async function setPendingEmail(db: Db, userId: number, email: string, now
     .execute();
 }
 
-/** True when a pending address was there to clear. */
-export async function clearPendingEmail(db: Db, userId: number): Promise<boolean> {
+/**
+ * True when a pending address was there to clear. With `only`, only while that address is still the
+ * pending one (a cancel link names the change it cancels; a newer request stays).
+ */
+export async function clearPendingEmail(db: Db, userId: number, only?: string): Promise<boolean> {
   const result = await db
     .updateTable('users')
     .set({ pending_email: null, pending_email_at: null })
     .where('id', '=', userId)
-    .where('pending_email', 'is not', null)
+    .where((eb) =>
+      only === undefined ? eb('pending_email', 'is not', null) : eb('pending_email', '=', only),
+    )
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }

@@ -10,6 +10,7 @@ export type MailKind =
   | 'two-factor-lockout'
   // Account self-service (account/mails.ts)
   | 'email-change'
+  | 'email-change-requested'
   | 'email-changed'
   | 'password-updated'
   | 'account-deleted'

@@ -35,6 +35,7 @@ const NOT_JSON = new Set([
   'GET /assets/passkeys.js',
   'GET /favicon.svg',
   'GET /favicon.ico',
+  'GET /email/cancel-change/:id/:hash',
 ]);
 
 await describeEachDialect('OpenAPI document', (t) => {

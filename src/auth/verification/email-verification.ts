@@ -33,8 +33,11 @@ export interface SignedLink {
   readonly expires: number;
 }
 
-/** Where a signed e-mail link points: verification (docs/guides/sessions-and-spas.md) or an address change (docs/guides/account.md). */
-export type EmailLinkPath = '/email/verify' | '/email/change';
+/**
+ * Where a signed e-mail link points: verification (docs/guides/sessions-and-spas.md), an address change,
+ * or the cancelling of one from the old address (docs/guides/account.md).
+ */
+export type EmailLinkPath = '/email/verify' | '/email/change' | '/email/cancel-change';
 
 function unsignedUrl(
   settings: VerificationSettings,

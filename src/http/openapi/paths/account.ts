@@ -91,6 +91,18 @@ export function accountPaths(abilityCatalogue: readonly string[]): Record<string
         },
       },
     },
+    '/email/cancel-change/{id}/{hash}': {
+      post: {
+        tag,
+        access: 'public',
+        summary:
+          'Cancel a pending address change with the link mailed to the current address (`expires` and `signature` in the query; no session needed)',
+        responses: {
+          204: { description: 'Cancelled: the account keeps its address.' },
+          403: message('The link is bad or expired, or the change was confirmed, cancelled or replaced.'),
+        },
+      },
+    },
     '/user/password': {
       put: {
         tag,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { apiTokenRoutes } from './api-tokens.ts';
 import { browserSessionRoutes } from './browser-sessions.ts';
+import { cancelEmailChangeRoutes } from './cancel-email-change.ts';
 import { confirmPasswordRoutes } from './confirm-password.ts';
 import { dataExportRoutes } from './data-export.ts';
 import { deleteAccountRoutes } from './delete-account.ts';
@@ -20,6 +21,7 @@ export async function accountRoutes(app: FastifyInstance) {
   await app.register(confirmPasswordRoutes);
   await app.register(accountPageRoutes);
   await app.register(profileInformationRoutes);
+  await app.register(cancelEmailChangeRoutes);
   await app.register(passwordRoutes);
   await app.register(twoFactorRoutes);
   await app.register(passkeyRoutes);
