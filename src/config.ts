@@ -4,6 +4,7 @@ import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
 import { type AuthCacheMode, authCacheMode } from './config/auth-cache.ts';
 import { DEFAULT_DATABASE, parseDatabaseUrl } from './config/database-url.ts';
+import { type OidcConfig, oidcConfig } from './config/oidc.ts';
 import { type OperationsConfig, operationsConfig } from './config/operations.ts';
 import {
   boolean,
@@ -98,6 +99,8 @@ export interface Config extends OperationsConfig {
   readonly forwardAuthDomains: readonly string[];
   /** SESSION_DOMAIN: the Domain of the web session cookies (sibling subdomains share them); null = host-only. */
   readonly sessionDomain: string | null;
+  /** The OpenID Connect provider: OIDC_ISSUER and the token lifetimes (config/oidc.ts). */
+  readonly oidc: OidcConfig;
 }
 
 export type DatabaseConfig =
@@ -215,6 +218,7 @@ export function loadConfig(
       .filter(Boolean),
     forwardAuthDomains: forwardAuthDomains(read('FORWARD_AUTH_DOMAINS')),
     sessionDomain: sessionDomain(read('SESSION_DOMAIN'), new URL(appUrl).hostname),
+    oidc: oidcConfig(read, appUrl),
     ...operationsConfig(read),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no

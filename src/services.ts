@@ -30,6 +30,9 @@ import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
 import { createMetrics } from './metrics/metrics.ts';
+import { clientFinder } from './oauth/clients.ts';
+import { grantFinder } from './oauth/grants.ts';
+import { createOauth } from './oauth/oauth.service.ts';
 import { countPending } from './outbox/leased-rows.ts';
 import type { OutboxSettings } from './outbox/retry.ts';
 import { createPasskeyService } from './passkeys/passkeys.service.ts';
@@ -117,6 +120,17 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     findUser: userFinder(db),
   };
   const lookups = authCache ? authCache.wrap(plainLookups) : plainLookups;
+
+  // The OpenID Connect provider (oauth/). Its per-request lookups — a JWT access token's grant (the
+  // revocation check) and the client a token or code names — are plain queries here.
+  const oauth = createOauth({
+    config,
+    db,
+    clock,
+    findUser: lookups.findUser,
+    findGrant: grantFinder(db, clock),
+    findClient: clientFinder(db),
+  });
   const auth = createAuthService({
     config,
     authConfig: overrides.authConfig ?? authConfig(config),
@@ -173,6 +187,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     auth,
     /** Account self-service (docs/guides/account.md). */
     account,
+    /** The OpenID Connect provider (docs/guides/oidc-provider.md): clients, keys, the token check. */
+    oauth,
     /** Passkeys (docs/guides/passkeys.md): registration, sign-in, rename, delete. */
     passkeys: createPasskeyService(config, db, mailing, metrics.login),
     users: {

@@ -71,7 +71,15 @@ export type AuditEvent =
   | 'passkey.login_failed'
   | 'passkey.clone_suspected'
   // Webhooks (src/webhooks/, docs/guides/webhooks.md): an administrator made a delivery due again.
-  | 'admin.webhook.retried';
+  | 'admin.webhook.retried'
+  // The OpenID Connect provider (src/oauth/, docs/guides/oidc-provider.md).
+  | 'oauth.client.created'
+  | 'oauth.client.updated'
+  | 'oauth.client.secret_rotated'
+  | 'oauth.client.deleted'
+  | 'oauth.consent.granted'
+  | 'oauth.consent.revoked'
+  | 'oauth.refresh_token.reused';
 
 /**
  * Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies).

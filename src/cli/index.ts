@@ -4,10 +4,16 @@ import { packageVersion } from '../lib/version.ts';
 import { type Command, CommandError, type CommandIO } from './command.ts';
 import { adminGrantCommand } from './commands/admin-grant.ts';
 import { adminRevokeCommand } from './commands/admin-revoke.ts';
+import { clientsCreateCommand } from './commands/clients-create.ts';
+import { clientsDeleteCommand } from './commands/clients-delete.ts';
+import { clientsListCommand } from './commands/clients-list.ts';
+import { clientsRotateSecretCommand } from './commands/clients-rotate-secret.ts';
+import { clientsShowCommand } from './commands/clients-show.ts';
 import { importLaravelCommand } from './commands/import-laravel.ts';
 import { mailTestCommand } from './commands/mail-test.ts';
 import { makeAdminCommand } from './commands/make-admin.ts';
 import { migrateCommand } from './commands/migrate.ts';
+import { oidcRotateKeysCommand } from './commands/oidc-rotate-keys.ts';
 import { serveCommand } from './commands/serve.ts';
 import { sessionsPruneCommand } from './commands/sessions-prune.ts';
 import { tokensPruneCommand } from './commands/tokens-prune.ts';
@@ -16,10 +22,16 @@ import { twoFactorDisableCommand } from './commands/two-factor-disable.ts';
 export const commands: readonly Command[] = [
   adminGrantCommand,
   adminRevokeCommand,
+  clientsCreateCommand,
+  clientsDeleteCommand,
+  clientsListCommand,
+  clientsRotateSecretCommand,
+  clientsShowCommand,
   importLaravelCommand,
   mailTestCommand,
   makeAdminCommand,
   migrateCommand,
+  oidcRotateKeysCommand,
   serveCommand,
   sessionsPruneCommand,
   tokensPruneCommand,

@@ -5,6 +5,11 @@ import type { RememberTokensTable } from '../auth/remember-me/remember-tokens.ta
 import type { SessionsTable } from '../auth/sessions/sessions.table.ts';
 import type { PersonalAccessTokensTable } from '../auth/tokens/access-tokens.table.ts';
 import type { MailOutboxTable } from '../mail/outbox.table.ts';
+import type { OauthClientsTable } from '../oauth/clients.table.ts';
+import type { OauthConsentsTable } from '../oauth/consents.table.ts';
+import type { OauthLogoutOutboxTable } from '../oauth/logout-outbox.table.ts';
+import type { OauthModelsTable } from '../oauth/models.table.ts';
+import type { OauthSigningKeysTable } from '../oauth/signing-keys.table.ts';
 import type { PasskeyChallengesTable, PasskeysTable } from '../passkeys/passkeys.table.ts';
 import type { PostsTable } from '../posts/posts.table.ts';
 import type { TwoFactorCredentialsTable } from '../two-factor/two-factor.table.ts';
@@ -26,6 +31,11 @@ export interface Database {
   passkey_challenges: PasskeyChallengesTable;
   webhook_events: WebhookEventsTable;
   webhook_outbox: WebhookOutboxTable;
+  oauth_models: OauthModelsTable;
+  oauth_clients: OauthClientsTable;
+  oauth_signing_keys: OauthSigningKeysTable;
+  oauth_consents: OauthConsentsTable;
+  oauth_logout_outbox: OauthLogoutOutboxTable;
 }
 
 /** A connection or an open transaction: domain functions take either, so use cases decide the boundary. */

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../lib/validation.ts';
+import { OAUTH_SCHEMAS, oauthPaths } from '../oauth/openapi.ts';
 import { type Op, operation } from './operation.ts';
 import { accountPaths } from './paths/account.ts';
 import { adminPaths } from './paths/admin.ts';
@@ -32,6 +33,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     passkeyPaths,
     adminPaths,
     opsPaths,
+    oauthPaths,
   ];
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const area of areas) {
@@ -53,7 +55,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     servers: [{ url: settings.appUrl }],
     paths,
     components: {
-      schemas: SCHEMAS,
+      schemas: { ...SCHEMAS, ...OAUTH_SCHEMAS },
       securitySchemes: {
         bearerToken: {
           type: 'http',
@@ -62,6 +64,18 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
         },
         sessionCookie: { type: 'apiKey', in: 'cookie', name: settings.sessionCookie },
         adminSessionCookie: { type: 'apiKey', in: 'cookie', name: settings.adminSessionCookie },
+        clientSecretBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'An OpenID Connect client: client_id and client_secret (or the same as client_secret_post form fields; a public client sends client_id only).',
+        },
+        oauthAccessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An access token from POST /oauth/token (RFC 9068).',
+        },
         xsrfHeader: {
           type: 'apiKey',
           in: 'header',

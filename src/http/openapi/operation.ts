@@ -6,9 +6,11 @@ import { ref } from './schemas.ts';
  * - public: anyone;
  * - bearer: `Authorization: Bearer <token>` only;
  * - api: a bearer token, or the web session of an SPA on a stateful domain (docs/guides/sessions-and-spas.md);
- * - session / admin: the web (or panel) session cookie, plus the CSRF token on state changes.
+ * - session / admin: the web (or panel) session cookie, plus the CSRF token on state changes;
+ * - client: an OAuth client authenticates (client_secret_basic or _post, or none for a public client);
+ * - oauthToken: a JWT access token of the OpenID Connect provider.
  */
-export type Access = 'public' | 'bearer' | 'api' | 'session' | 'admin';
+export type Access = 'public' | 'bearer' | 'api' | 'session' | 'admin' | 'client' | 'oauthToken';
 
 export interface Answer {
   readonly description: string;
@@ -33,12 +35,15 @@ export interface Op {
   readonly form?: boolean;
   readonly query?: readonly { name: string; description: string; schema: JsonSchema }[];
   readonly responses: Readonly<Record<number, Answer>>;
+  /** The OpenID Connect provider's endpoints: RFC 6749 error bodies, none of the refusals above. */
+  readonly errors?: 'oauth';
 }
 
 const message = (description: string): Answer => ({ description, json: ref('Message') });
 
 /** The answers every route of its kind can give, unless the route says otherwise. */
 function refusals(op: Op, method: string): Record<number, Answer> {
+  if (op.errors === 'oauth') return {};
   const changes = method !== 'get';
   const answers: Record<number, Answer> = {};
   if (op.body) {
@@ -68,6 +73,8 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
   api: [{ bearerToken: [] }, { sessionCookie: [], xsrfHeader: [] }],
   session: [{ sessionCookie: [], xsrfHeader: [] }],
   admin: [{ adminSessionCookie: [], xsrfHeader: [] }],
+  client: [{ clientSecretBasic: [] }, {}],
+  oauthToken: [{ oauthAccessToken: [] }],
 };
 
 /** One OpenAPI Operation Object. */
@@ -127,10 +134,16 @@ export function operation(path: string, method: string, op: Op): JsonSchema {
           },
         ]),
       ),
-      default: {
-        description: "Any other refusal, in docs/reference/errors.md's shape.",
-        content: { 'application/json': { schema: ref('Error') } },
-      },
+      default:
+        op.errors === 'oauth'
+          ? {
+              description: 'Any other refusal: an RFC 6749 error.',
+              content: { 'application/json': { schema: ref('OAuthError') } },
+            }
+          : {
+              description: "Any other refusal, in docs/reference/errors.md's shape.",
+              content: { 'application/json': { schema: ref('Error') } },
+            },
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { oauthRoutes } from '../oauth/index.ts';
 import { accountRoutes } from './account/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
@@ -21,4 +22,5 @@ export async function routes(app: FastifyInstance) {
   await app.register(accountRoutes);
   await app.register(adminRoutes);
   await app.register(forwardAuthRoutes);
+  await app.register(oauthRoutes);
 }

@@ -1,0 +1,53 @@
+import type { FastifyInstance } from 'fastify';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import * as library from 'oidc-provider';
+import { auditContext } from '../request-context.ts';
+import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
+import { providerPages } from './provider-pages.ts';
+import { carriedRequest } from './provider-request.ts';
+import { providerRoutes } from './provider-routes.ts';
+
+/**
+ * The OpenID Connect provider's HTTP half (docs/guides/oidc-provider.md): oidc-provider mounted at its
+ * paths, with our pages, headers and hooks. Its domain half is src/oauth/.
+ */
+export async function oauthRoutes(app: FastifyInstance) {
+  const { oauth, config } = app.services;
+  const audit = (ctx: KoaContextWithOIDC) => {
+    const request = carriedRequest(ctx.req);
+    return request ? auditContext(request) : { now: app.services.clock.now() };
+  };
+  const { Provider } = library;
+  const host = oauth.host({
+    library,
+    pages: providerPages,
+    sessionBinding: () => carriedRequest(Provider.ctx?.req)?.sessionOf('web').key ?? null,
+    onRaceLost: async (row) => {
+      const ctx = Provider.ctx;
+      if (row.kind === 'RefreshToken' && ctx) {
+        await oauth.refreshTokenReused({ accountId: row.account_id, clientId: row.client_id }, audit(ctx));
+      }
+    },
+    onServerError: (ctx, error) =>
+      (carriedRequest(ctx.req)?.log ?? app.log).error({ err: error }, 'oauth provider error'),
+    middleware: [
+      providerHeaders(new URL(config.appUrl).protocol === 'https:'),
+      invalidClientChallenge(config.oidc.issuer),
+      // A rotated refresh token presented again: the library has revoked its grant (the RefreshToken
+      // it found is marked consumed); the audit trail records it.
+      async (ctx, next) => {
+        await next();
+        const token = ctx.oidc?.route === 'token' ? ctx.oidc.entities.RefreshToken : undefined;
+        if (token?.consumed && ctx.status === 400) {
+          await oauth.refreshTokenReused(
+            { accountId: token.accountId ?? null, clientId: token.clientId ?? null },
+            audit(ctx),
+          );
+        }
+      },
+    ],
+  });
+  // The first start creates the signing keys; a broken key set fails the start, not a request.
+  await host.current();
+  await app.register(providerRoutes(host));
+}

@@ -1,0 +1,72 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { OAUTH_ROUTES } from '../../oauth/provider-config.ts';
+import type { ProviderHost } from '../../oauth/provider-host.ts';
+import { postAsGet } from './post-as-get.ts';
+import { carryRequest } from './provider-request.ts';
+
+/** Every path the provider answers, with its methods (OPTIONS: its own CORS preflights). */
+const PROVIDER_PATHS: readonly [string, HTTPMethods[]][] = [
+  ['/.well-known/openid-configuration', ['GET', 'OPTIONS']],
+  ['/.well-known/oauth-authorization-server', ['GET', 'OPTIONS']],
+  [OAUTH_ROUTES.jwks, ['GET', 'OPTIONS']],
+  [OAUTH_ROUTES.authorization, ['GET']],
+  [`${OAUTH_ROUTES.authorization}/:uid`, ['GET']],
+  [OAUTH_ROUTES.token, ['POST', 'OPTIONS']],
+  [OAUTH_ROUTES.userinfo, ['GET', 'POST', 'OPTIONS']],
+  [OAUTH_ROUTES.introspection, ['POST', 'OPTIONS']],
+  [OAUTH_ROUTES.revocation, ['POST', 'OPTIONS']],
+  [OAUTH_ROUTES.end_session, ['GET']],
+  [`${OAUTH_ROUTES.end_session}/confirm`, ['POST']],
+  [`${OAUTH_ROUTES.end_session}/success`, ['GET']],
+];
+
+/**
+ * The provider mounted in Fastify. Why routes handing the raw request over in their own onRequest
+ * hook, rather than @fastify/middie:
+ *
+ * - Only the provider's own paths reach it, each registered with its methods: the route table (405
+ *   with `Allow`, the metrics' route label, the OpenAPI check) knows them like every other route.
+ * - onRequest runs before Fastify parses a body, so the provider reads the form bodies it
+ *   authenticates clients with itself (a parsed body would be handed over second-hand), and before
+ *   the cookie CSRF check (preValidation): the token, introspection and revocation endpoints
+ *   authenticate a client, not a browser session, and the browser-facing ones carry the library's own
+ *   protection (state and PKCE for authorization, an xsrf value for logout).
+ * - The reply is hijacked, so nothing of ours writes to it afterwards; our onResponse hooks (the
+ *   request log, metrics) still see it finish. The library's pages get our headers from its own
+ *   middleware (provider-headers.ts).
+ *
+ * The library builds its endpoint URLs (discovery, redirects) from the request's host and scheme:
+ * they are set to the issuer's (OIDC_ISSUER), never taken from what a client sent, like every link
+ * Gatehouse writes. The client's address is the one Fastify decided under TRUST_PROXY.
+ */
+export function providerRoutes(host: ProviderHost) {
+  return async function routes(app: FastifyInstance) {
+    const issuer = new URL(app.services.config.oidc.issuer);
+    const scheme = issuer.protocol.slice(0, -1);
+    const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
+      const { callback } = await host.current();
+      carryRequest(request);
+      const headers = request.raw.headers;
+      headers.host = issuer.host;
+      headers['x-forwarded-proto'] = scheme;
+      headers['x-forwarded-for'] = request.ip;
+      delete headers['x-forwarded-host'];
+      delete headers['x-forwarded-port'];
+      reply.hijack();
+      callback(request.raw, reply.raw);
+    };
+    for (const [url, methods] of PROVIDER_PATHS) {
+      app.route({
+        method: methods,
+        url,
+        exposeHeadRoute: false,
+        onRequest: handOver,
+        // Never reached: the onRequest hook answered.
+        handler: async () => undefined,
+      });
+    }
+    for (const url of [OAUTH_ROUTES.authorization, OAUTH_ROUTES.end_session]) {
+      app.route({ method: 'POST', url, onRequest: postAsGet, handler: async () => undefined });
+    }
+  };
+}

@@ -1,0 +1,104 @@
+import { createLocalJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
+import type { FindGrant } from './grants.ts';
+import type { KeyRing } from './key-ring.ts';
+import type { ScopeCatalogue } from './scopes.ts';
+import { SIGNING_ALGORITHMS } from './signing-keys.ts';
+
+/** A JWT access token that Gatehouse accepts now: whose, for which client, with which abilities. */
+export interface OauthAccess {
+  readonly userId: number;
+  readonly clientId: string;
+  readonly grantId: string;
+  /** Every scope the token carries. */
+  readonly scopes: readonly string[];
+  /** The API abilities among them (TOKEN_ABILITIES), as a Sanctum token's abilities. */
+  readonly abilities: readonly string[];
+  readonly jti: string;
+  /** Epoch seconds. */
+  readonly expiresAt: number;
+}
+
+export interface AccessTokenDeps {
+  readonly keyRing: KeyRing;
+  readonly findGrant: FindGrant;
+  readonly issuer: string;
+  readonly audience: string;
+  readonly scopes: ScopeCatalogue;
+}
+
+/** The private claim naming a token's grant (provider-config.ts extraTokenClaims). */
+export const GRANT_CLAIM = 'gid';
+
+/** Three base64url parts: what a JWS compact serialisation looks like (a Sanctum token never does). */
+const JWT_SHAPE = /^[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}$/;
+
+export function looksLikeJwt(value: string): boolean {
+  return value.length < 8192 && JWT_SHAPE.test(value);
+}
+
+/**
+ * Verifies an RFC 9068 access token of ours: signature by one of our published keys, `typ: at+jwt`,
+ * our issuer and audience, not expired — and then its grant, which is what makes revocation
+ * immediate: a token whose grant is gone (revoked, its code replayed, its client deleted, its session
+ * ended) is refused on the next request although its signature and `exp` are still good. Null for
+ * anything else.
+ */
+export function accessTokenVerifier(deps: AccessTokenDeps) {
+  let jwks: { version: string; get: ReturnType<typeof createLocalJWKSet> } | null = null;
+  const keysFor = (set: { version: string; publicJwks: readonly object[] }) => {
+    if (jwks?.version !== set.version) {
+      jwks = { version: set.version, get: createLocalJWKSet({ keys: set.publicJwks as never }) };
+    }
+    return jwks.get;
+  };
+  const options = {
+    issuer: deps.issuer,
+    audience: deps.audience,
+    typ: 'at+jwt',
+    algorithms: [...SIGNING_ALGORITHMS],
+    requiredClaims: ['sub', 'client_id', 'jti', 'exp', 'iat'],
+  };
+
+  async function verify(token: string): Promise<JWTPayload | null> {
+    const set = await deps.keyRing.current();
+    try {
+      return (await jwtVerify(token, keysFor(set), options)).payload;
+    } catch (error) {
+      // Signed by a key this instance has not loaded yet (another instance rotated a moment ago).
+      if (!(error instanceof joseErrors.JWKSNoMatchingKey)) return null;
+      const fresh = await deps.keyRing.refresh();
+      if (fresh.version === set.version) return null;
+      return jwtVerify(token, keysFor(fresh), options).then(
+        (result) => result.payload,
+        () => null,
+      );
+    }
+  }
+
+  return async (token: string): Promise<OauthAccess | null> => {
+    if (!looksLikeJwt(token)) return null;
+    const payload = await verify(token);
+    if (payload === null) return null;
+    const grantId = payload[GRANT_CLAIM];
+    const clientId = payload['client_id'];
+    const sub = payload.sub ?? '';
+    if (typeof grantId !== 'string' || typeof clientId !== 'string' || !/^[1-9][0-9]{0,15}$/.test(sub)) {
+      return null;
+    }
+    const grant = await deps.findGrant(grantId);
+    if (grant === null || grant.clientId !== clientId || grant.accountId !== sub) return null;
+    const scopes = typeof payload['scope'] === 'string' ? payload['scope'].split(' ').filter(Boolean) : [];
+    const api = new Set(deps.scopes.api);
+    return {
+      userId: Number(sub),
+      clientId,
+      grantId,
+      scopes,
+      abilities: scopes.filter((scope) => api.has(scope)),
+      jti: String(payload.jti),
+      expiresAt: payload.exp ?? 0,
+    };
+  };
+}
+
+export type VerifyAccessToken = ReturnType<typeof accessTokenVerifier>;

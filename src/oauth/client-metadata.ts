@@ -1,0 +1,30 @@
+import type { ClientMetadata } from 'oidc-provider';
+import type { OauthClient } from './clients.ts';
+import { isNativeRedirect } from './redirect-uris.ts';
+
+/**
+ * A registered client as oidc-provider's client metadata (RFC 7591 names). A confidential client's
+ * `client_secret` is the SHA-256 of its secret (provider-host.ts compares against it); only
+ * client_secret_basic and client_secret_post can use it.
+ */
+export function clientMetadata(client: OauthClient): ClientMetadata {
+  return {
+    client_id: client.clientId,
+    client_name: client.name,
+    ...(client.secretHash === null
+      ? { token_endpoint_auth_method: 'none' }
+      : { client_secret: client.secretHash, token_endpoint_auth_method: 'client_secret_basic' }),
+    // A native app's redirect URIs (loopback http, a private-use scheme) make a native client: its
+    // loopback port may vary (RFC 8252 §7.3), and the library asks it for consent every time (§8.6).
+    application_type: client.redirectUris.some(isNativeRedirect) ? 'native' : 'web',
+    redirect_uris: [...client.redirectUris],
+    post_logout_redirect_uris: [...client.postLogoutRedirectUris],
+    grant_types: [...client.grantTypes],
+    response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
+    scope: client.scope,
+    ...(client.backchannelLogoutUri === null
+      ? {}
+      : { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }),
+    gatehouse_trusted: client.trusted,
+  };
+}

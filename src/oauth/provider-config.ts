@@ -1,0 +1,206 @@
+import { createHmac } from 'node:crypto';
+import type { JWK } from 'jose';
+import type { Adapter, Configuration, ErrorOut, FindAccount, KoaContextWithOIDC } from 'oidc-provider';
+import type { OidcConfig } from '../config/oidc.ts';
+import { CLAIM_SOURCES, claimsByScope } from './claims.ts';
+import type { OidcLibrary } from './library.ts';
+import type { ScopeCatalogue } from './scopes.ts';
+import { SIGNING_ALGORITHMS } from './signing-keys.ts';
+
+/** Where the provider's routes live; discovery publishes them (docs/guides/oidc-provider.md). */
+export const OAUTH_ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/oauth/token',
+  userinfo: '/oauth/userinfo',
+  jwks: '/oauth/jwks',
+  introspection: '/oauth/introspect',
+  revocation: '/oauth/revoke',
+  end_session: '/oauth/logout',
+  // Issue-30 features, fixed now so that their paths never move: device flow, registration.
+  device_authorization: '/oauth/device/auth',
+  code_verification: '/device',
+  registration: '/oauth/register',
+} as const;
+
+/** Where oidc-provider sends a browser that must log in or consent (http/oauth/interaction routes). */
+export const INTERACTION_PATH = '/oauth/interaction';
+
+/** Pages the provider shows itself, rendered by the HTTP layer in the visitor's language. */
+export interface ProviderPages {
+  renderError(ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void>;
+  logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void>;
+  postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void>;
+}
+
+export interface ProviderPolicy {
+  readonly oidc: OidcConfig;
+  readonly appKey: Buffer;
+  readonly secureCookies: boolean;
+  readonly scopes: ScopeCatalogue;
+  /** The audience of access tokens: Gatehouse itself (its API and userinfo). */
+  readonly audience: string;
+  /** How long a session may live: the provider session follows the Gatehouse one anyway. */
+  readonly sessionTtlSeconds: number;
+  readonly adapter: (name: string) => Adapter;
+  readonly findAccount: FindAccount;
+  readonly loadExistingGrant: NonNullable<Configuration['loadExistingGrant']>;
+  readonly extraTokenClaims: NonNullable<Configuration['extraTokenClaims']>;
+  readonly pages: ProviderPages;
+}
+
+/**
+ * oidc-provider's configuration: every default that is not safe enough for us set explicitly, each
+ * with its reason (docs/guides/oidc-provider.md "Safety settings"), and tested (test/http/oauth-*).
+ */
+export function providerConfiguration(
+  library: OidcLibrary,
+  policy: ProviderPolicy,
+  keys: readonly JWK[],
+): Configuration {
+  const { errors } = library;
+  const { oidc, scopes } = policy;
+  const apiScopes = [...scopes.oidc.filter((scope) => scope !== 'offline_access'), ...scopes.api].join(' ');
+  return {
+    adapter: policy.adapter,
+    findAccount: policy.findAccount,
+    jwks: { keys: keys as Configuration['jwks'] extends { keys: infer K } | undefined ? K : never },
+    routes: OAUTH_ROUTES,
+    interactions: {
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+      policy: interactionPolicyWithScopeCheck(library, scopes),
+    },
+    // The default cookie names say "oidc-provider"; ours are namespaced and signed with a key derived
+    // from APP_KEY (the same on every instance), `secure` under an https APP_URL.
+    cookies: {
+      names: {
+        session: 'gatehouse_oidc_session',
+        interaction: 'gatehouse_oidc_interaction',
+        resume: 'gatehouse_oidc_resume',
+      },
+      long: { httpOnly: true, sameSite: 'lax', secure: policy.secureCookies, signed: true },
+      short: { httpOnly: true, sameSite: 'lax', secure: policy.secureCookies, signed: true },
+      keys: [createHmac('sha256', policy.appKey).update('oidc-provider cookies').digest('base64url')],
+    },
+    claims: claimsByScope(CLAIM_SOURCES),
+    scopes: [...scopes.all],
+    // Only the authorization code flow (OAuth 2.1): implicit and hybrid responses put tokens in URLs.
+    responseTypes: ['code'],
+    // PKCE with S256 for every client, confidential ones too (OAuth 2.1; Authentik CVE-2023-48228 was
+    // a code redeemed without its verifier). `plain` is refused by the library whatever this says.
+    pkce: { required: () => true },
+    // A loopback redirect URI may change port only for native clients (client metadata); everything
+    // else is compared character for character by the library. Omitting redirect_uri is not allowed.
+    allowOmittingSingleRegisteredRedirectUri: false,
+    // client_secret_jwt would need the secret itself (we keep a hash); private_key_jwt needs client
+    // keys we do not register.
+    clientAuthMethods: ['client_secret_basic', 'client_secret_post', 'none'],
+    clientDefaults: {
+      grant_types: ['authorization_code'],
+      id_token_signed_response_alg: 'RS256',
+      response_types: ['code'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+    // Only asymmetric algorithms: an HMAC key would be derived from the client secret, which we do not
+    // have (and must not need).
+    enabledJWA: {
+      idTokenSigningAlgValues: [...SIGNING_ALGORITHMS],
+      userinfoSigningAlgValues: [...SIGNING_ALGORITHMS],
+      introspectionSigningAlgValues: [...SIGNING_ALGORITHMS],
+      authorizationSigningAlgValues: [...SIGNING_ALGORITHMS],
+      requestObjectSigningAlgValues: [...SIGNING_ALGORITHMS],
+      clientAuthSigningAlgValues: [...SIGNING_ALGORITHMS],
+    },
+    extraClientMetadata: { properties: ['gatehouse_trusted'] },
+    // Refresh tokens: only with offline_access (OpenID Connect Core §11), rotated on every use;
+    // reuse of a rotated one revokes the grant (the library's rule for a consumed token).
+    issueRefreshToken: async (_ctx, client, code) =>
+      client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
+    rotateRefreshToken: true,
+    loadExistingGrant: policy.loadExistingGrant,
+    extraTokenClaims: policy.extraTokenClaims,
+    ttl: {
+      AccessToken: oidc.accessTokenTtlSeconds,
+      // Codes live 60 s (OAuth 2.1 recommends a short life; single use is the adapter's atomic consume).
+      AuthorizationCode: 60,
+      IdToken: 3600,
+      Interaction: 3600,
+      Session: policy.sessionTtlSeconds,
+      // A grant outlives any refresh token issued from it during its session.
+      Grant: oidc.refreshTokenTtlSeconds + policy.sessionTtlSeconds,
+      // Absolute: a rotated token inherits what is left of its chain's lifetime, counted from the
+      // first token of the chain (iiat), so rotation never extends access.
+      RefreshToken: (_ctx, token) => {
+        const age =
+          Math.floor(Date.now() / 1000) - (token.iiat ?? token.iat ?? Math.floor(Date.now() / 1000));
+        return Math.max(1, oidc.refreshTokenTtlSeconds - age);
+      },
+    },
+    features: {
+      devInteractions: { enabled: false },
+      // RFC 9068 JWT access tokens for one resource: Gatehouse itself (its API and userinfo).
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => policy.audience,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (resource !== policy.audience) throw new errors.InvalidTarget();
+          return {
+            scope: apiScopes,
+            audience: policy.audience,
+            accessTokenTTL: oidc.accessTokenTtlSeconds,
+            accessTokenFormat: 'jwt',
+            jwt: { sign: { alg: 'RS256' } },
+          };
+        },
+      },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: policy.pages.logoutSource,
+        postLogoutSuccessSource: policy.pages.postLogoutSuccessSource,
+      },
+      // Not offered: DPoP (no client of ours needs sender-constrained tokens yet), pushed
+      // authorization requests, request objects, dynamic registration and the device flow (their own
+      // issue), client credentials.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      claimsParameter: { enabled: false },
+    },
+    // POST /oauth/authorize and POST /oauth/logout are turned into GETs before they reach the library
+    // (http/oauth/post-as-get.ts): its own POST support needs a SameSite=None session cookie.
+    enableHttpPostMethods: false,
+    renderError: policy.pages.renderError,
+    // Revoking an access token at /oauth/revoke does not end its grant; revoking a refresh token does.
+    revokeGrantPolicy: (ctx) => !(ctx.oidc.route === 'revocation' && ctx.oidc.entities.AccessToken),
+    conformIdTokenClaims: true,
+    // The library's own CORS rule, stated: a browser may call the token, userinfo and revocation
+    // endpoints from the origin of one of the calling client's redirect URIs.
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+  };
+}
+
+/**
+ * The library's policy (login, then consent) with one check in front: a scope nobody can grant is
+ * refused with invalid_scope (RFC 6749 §4.1.2.1) instead of being dropped silently. It runs after the
+ * redirect URI was verified, so the error goes back to the client, and before any page is shown.
+ */
+function interactionPolicyWithScopeCheck(library: OidcLibrary, scopes: ScopeCatalogue) {
+  const { errors } = library;
+  const { Check, base } = library.interactionPolicy;
+  const policy = base();
+  const login = policy.get('login');
+  login?.checks.unshift(
+    new Check('gatehouse_known_scopes', 'requested scope is not recognised', (ctx) => {
+      const unknown = (ctx.oidc.params?.['scope'] as string | undefined)
+        ?.split(' ')
+        .filter((scope) => scope !== '' && !scopes.all.has(scope));
+      if (unknown?.length)
+        throw new errors.InvalidScope('requested scope is not recognised', unknown.join(' '));
+      return Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+  return policy;
+}
