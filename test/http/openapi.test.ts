@@ -18,6 +18,7 @@ const NOT_JSON = new Set([
   'GET /reset-password/:token',
   'GET /dashboard',
   'GET /profile',
+  'GET /profile/:area',
   'GET /two-factor-challenge',
   'GET /user/confirm-password',
   'GET /user/two-factor',
