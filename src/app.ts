@@ -6,7 +6,7 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from 'fastify';
-import { lazyChildLoggerFactory, loggerOptions } from './http/logging.ts';
+import { loggerOptions } from './http/logging.ts';
 import { authPlugin } from './http/plugins/auth.ts';
 import { authBudgetPlugin } from './http/plugins/auth-budget.ts';
 import { corsPlugin } from './http/plugins/cors.ts';
@@ -46,7 +46,6 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     },
     // Fastify's two lines per request are replaced by one (requestLogPlugin) with a redacted URL.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: lazyChildLoggerFactory,
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     ...requestDeadlines(config.requestTimeoutSeconds),

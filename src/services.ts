@@ -14,8 +14,8 @@ import type { AuthConfig, GuardDriver, ProviderDriver } from './auth/guards/guar
 import { statefulDomains } from './auth/guards/stateful-domains.ts';
 import { createPasswordHasher, type PasswordHasher } from './auth/passwords/passwords.ts';
 import { sessionWithUserFinder } from './auth/sessions/sessions.ts';
-import { memoryRateLimitStore, redisRateLimitStore } from './auth/throttle/rate-limit-stores.ts';
-import { RateLimiter } from './auth/throttle/rate-limiter.ts';
+import { memoryRateLimitStore, RateLimiter } from './auth/throttle/rate-limiter.ts';
+import { redisRateLimitStore } from './auth/throttle/redis-rate-limit-store.ts';
 import { accessTokenSettings, tokenByHashFinder, tokenWithUserFinder } from './auth/tokens/access-tokens.ts';
 import { verificationSettings } from './auth/verification/email-verification.ts';
 import type { Config } from './config.ts';

@@ -1,7 +1,3 @@
-import type { FastifyBaseLogger } from 'fastify';
-
-type Bindings = Parameters<FastifyBaseLogger['child']>[0];
-type ChildLoggerOptions = NonNullable<Parameters<FastifyBaseLogger['child']>[1]>;
 /** Paths that carry a secret (the reset token; the verification link's hash), and what stays of them. */
 const SECRET_PATHS: readonly (readonly [RegExp, string])[] = [
   [/^\/reset-password\/.+/is, '/reset-password/[redacted]'],
@@ -73,72 +69,4 @@ export function loggerOptions(level: string) {
       censor: '[redacted]',
     },
   };
-}
-
-type LogMethod = 'info' | 'error' | 'debug' | 'fatal' | 'warn' | 'trace' | 'silent';
-
-/**
- * Fastify gives every request a child logger bound to its id. pino's child() copies bindings,
- * serialisers and redaction (~1.2 µs): measurable on a request that takes 20 µs and, at the default
- * level, usually logs nothing. This stand-in makes the real child on the first log call. Kept because
- * the benchmark needs it: without it bearer GET /api/user spent ~1.3 µs more server CPU per request.
- */
-class LazyChildLogger {
-  #child: FastifyBaseLogger | undefined;
-
-  constructor(
-    private readonly parent: FastifyBaseLogger,
-    private readonly bindings: Bindings,
-    private readonly options: ChildLoggerOptions,
-  ) {}
-
-  get #logger(): FastifyBaseLogger {
-    this.#child ??= this.parent.child(this.bindings, this.options);
-    return this.#child;
-  }
-
-  get level(): string {
-    return this.#child?.level ?? this.parent.level;
-  }
-
-  set level(level: string) {
-    this.#logger.level = level;
-  }
-
-  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.#logger.child(bindings, options);
-  }
-
-  info(...args: unknown[]): void {
-    this.#log('info', args);
-  }
-  error(...args: unknown[]): void {
-    this.#log('error', args);
-  }
-  debug(...args: unknown[]): void {
-    this.#log('debug', args);
-  }
-  fatal(...args: unknown[]): void {
-    this.#log('fatal', args);
-  }
-  warn(...args: unknown[]): void {
-    this.#log('warn', args);
-  }
-  trace(...args: unknown[]): void {
-    this.#log('trace', args);
-  }
-  silent(): void {}
-
-  #log(method: LogMethod, args: unknown[]): void {
-    (this.#logger[method] as (...a: unknown[]) => void)(...args);
-  }
-}
-
-export function lazyChildLoggerFactory(
-  logger: FastifyBaseLogger,
-  bindings: Bindings,
-  options: ChildLoggerOptions,
-): FastifyBaseLogger {
-  // The methods take what pino's overloaded LogFn takes and pass it on unchanged.
-  return new LazyChildLogger(logger, bindings, options) as unknown as FastifyBaseLogger;
 }

@@ -3,10 +3,10 @@ import { after, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
 import {
   memoryRateLimitStore,
+  RateLimiter,
   type RateLimitStore,
-  redisRateLimitStore,
-} from '../../src/auth/throttle/rate-limit-stores.ts';
-import { RateLimiter } from '../../src/auth/throttle/rate-limiter.ts';
+} from '../../src/auth/throttle/rate-limiter.ts';
+import { redisRateLimitStore } from '../../src/auth/throttle/redis-rate-limit-store.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { REDIS_TEST_URL } from '../helpers/databases.ts';
 import { deleteRedisKeys, redisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
