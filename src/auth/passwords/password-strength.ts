@@ -64,3 +64,34 @@ export function parseArgon2(stored: string): Argon2Settings | null {
     parallelism: Number(match[5]),
   };
 }
+
+/**
+ * The most a stored argon2 hash may ask of one password check (docs/guides/moving-from-laravel.md). Every
+ * check holds one of the HASH_CONCURRENCY hashing threads, and that much memory, for its whole cost: a hash
+ * made with absurd parameters — imported from a Laravel database, or written to ours by hand — would hold
+ * a thread for minutes (4 GiB × 100 passes) at every login attempt for that address, and a few such
+ * addresses would stall every login queued behind them. The bounds leave room for every setting PHP and
+ * Laravel users choose in practice:
+ *   - memory ≤ 262,144 KiB (256 MiB), four times Laravel's default of 64 MiB: held per thread while it works;
+ *   - passes ≤ 16, four times Laravel's default of 4;
+ *   - memory × passes ≤ 1,048,576 KiB·passes, four times the work of Laravel's default (64 MiB × 4, about
+ *     half a second on one core): no check costs more than about two seconds;
+ *   - lanes (p) ≤ 16: PHP's default is 1; lanes beyond the cores only slow the check down.
+ * The configured parameters are always within them (OWASP's m=19 MiB, t=2, p=1).
+ */
+export const ARGON2_BOUNDS = { memoryCost: 262_144, timeCost: 16, work: 1_048_576, parallelism: 16 } as const;
+
+/** The bounds as the import reports them. */
+export const ARGON2_BOUNDS_TEXT = `memory ≤ ${ARGON2_BOUNDS.memoryCost} KiB, passes ≤ ${ARGON2_BOUNDS.timeCost}, memory × passes ≤ ${ARGON2_BOUNDS.work}, lanes ≤ ${ARGON2_BOUNDS.parallelism}`;
+
+/** False for an argon2 hash beyond ARGON2_BOUNDS; true for anything else (other forms are judged elsewhere). */
+export function withinArgon2Bounds(stored: string): boolean {
+  const found = parseArgon2(stored);
+  return (
+    found === null ||
+    (found.memoryCost <= ARGON2_BOUNDS.memoryCost &&
+      found.timeCost <= ARGON2_BOUNDS.timeCost &&
+      found.memoryCost * found.timeCost <= ARGON2_BOUNDS.work &&
+      found.parallelism <= ARGON2_BOUNDS.parallelism)
+  );
+}

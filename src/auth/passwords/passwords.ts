@@ -1,7 +1,7 @@
 import { randomToken } from '../../lib/crypto.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
 import { hashPool } from './hash-pool.ts';
-import { isAsStrong, upgradedParams } from './password-strength.ts';
+import { isAsStrong, upgradedParams, withinArgon2Bounds } from './password-strength.ts';
 
 /** A password check's answer: `rehash` is a right password whose stored hash should be replaced now. */
 export type PasswordMatch = 'wrong' | 'ok' | 'rehash';
@@ -92,6 +92,8 @@ export function createPasswordHasher(
   const verifyExactly = async (stored: string, password: string): Promise<boolean> => {
     try {
       if (stored.startsWith('$argon2')) {
+        // A hash beyond the bounds would hold a hashing thread for minutes: never computed, a wrong password.
+        if (!withinArgon2Bounds(stored)) return false;
         return (await pool.run(() => threads.run({ op: 'argon2.verify', hash: stored, password }))) === true;
       }
       if (/^\$2[aby]\$\d\d\$[./A-Za-z0-9]{53}$/.test(stored)) {

@@ -1,3 +1,4 @@
+import { ARGON2_BOUNDS_TEXT } from '../../auth/passwords/password-strength.ts';
 import type { ImportSummary } from './import.ts';
 import type { Phase } from './tally.ts';
 
@@ -18,6 +19,12 @@ export function formatSummary(summary: ImportSummary, tokenableType: string): st
   if (users.unverifiable > 0) {
     lines.push(
       `  ${users.unverifiable} imported users have a password hash Gatehouse cannot verify (not bcrypt or argon2): they must reset their password.`,
+    );
+  }
+  const { unreasonable } = users;
+  if (unreasonable.count > 0) {
+    lines.push(
+      `  ${unreasonable.count} imported users have an argon2 hash with unreasonable parameters (allowed: ${ARGON2_BOUNDS_TEXT}; each login would hold a hashing thread for its whole cost): it was not copied, they must reset their password (ids ${unreasonable.ids.join(', ')}${unreasonable.count > unreasonable.ids.length ? ', …' : ''}).`,
     );
   }
   if (tokens === null) {

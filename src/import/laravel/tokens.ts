@@ -8,7 +8,8 @@ import { type Phase, Skips } from './tally.ts';
  * Copies the personal access tokens of `tokenableType` (App\Models\User), a batch at a time in id
  * order, keeping their ids: the client holds "<id>|<secret>", so the id must stay what it was. A token
  * whose user was not imported is left out, and so is one whose id or hash Gatehouse already uses for
- * another token.
+ * another token, or whose hash an earlier token of the source has (Sanctum's unique index forbids it,
+ * but a database made by hand may lack it): reported, never the end of the whole import.
  */
 export async function importTokens(
   reader: SourceReader,
@@ -27,6 +28,8 @@ export async function importTokens(
   const phase: Phase = { found: context.found, imported: 0, alreadyThere: 0, skips: new Skips() };
   let after: number | string = 0;
   let done = 0;
+  // Every hash this run keeps (imported now or before), across batches: the first token with it wins.
+  const kept = new Set<string>();
   for (;;) {
     const batch = await reader.tokens(context.tokenableType, after, context.batchSize);
     if (batch.length === 0) break;
@@ -71,11 +74,14 @@ export async function importTokens(
       const hashes = new Set(existing.map((row) => row.token));
       for (const row of candidates) {
         const hash = byId.get(row.id);
-        if (hash === row.token) phase.alreadyThere++;
+        if (kept.has(row.token))
+          phase.skips.add('its hash is that of another token of the Laravel database', row.id);
+        else if (hash === row.token) phase.alreadyThere++;
         else if (hash !== undefined) phase.skips.add('its id belongs to another Gatehouse token', row.id);
         else if (hashes.has(row.token))
           phase.skips.add('its hash belongs to another Gatehouse token', row.id);
         else insert.push(row);
+        if (hash === row.token || insert.at(-1) === row) kept.add(row.token);
       }
     }
     if (write && insert.length > 0) await db.insertInto('personal_access_tokens').values(insert).execute();
