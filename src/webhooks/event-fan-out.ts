@@ -1,6 +1,6 @@
-import { markSent, releaseRows } from '../outbox/leased-rows.ts';
+import { markFailed, markSent, releaseRows, scheduleRetry } from '../outbox/leased-rows.ts';
 import { OutboxRunner, type OutboxRunnerDeps } from '../outbox/outbox-runner.ts';
-import type { OutboxSettings } from '../outbox/retry.ts';
+import { type OutboxSettings, retryDelay } from '../outbox/retry.ts';
 import type { WebhookEventRow } from './webhook-events.table.ts';
 import { insertWebhookRows } from './webhook-outbox.repository.ts';
 import { endpointHash, endpointLabel } from './webhook-outbox.ts';
@@ -70,10 +70,31 @@ export class EventFanOut extends OutboxRunner<WebhookEventRow> {
         });
         taken++;
       } catch (error) {
-        if (!(error instanceof LeaseLost)) throw error;
-        this.log.warn({ webhook_id: event.message_id }, 'webhook event taken by another instance');
+        if (error instanceof LeaseLost) {
+          this.log.warn({ webhook_id: event.message_id }, 'webhook event taken by another instance');
+        } else {
+          await this.#retryLater(event, error);
+        }
       }
     }
     if (taken > 0) this.deps.fannedOut();
+  }
+
+  /**
+   * The transaction failed (a deadlock, the database gone, a row in the way): the event is tried again
+   * with the deliveries' backoff, and given up (kept, with its error) as late as they are. The other
+   * events of the batch go on.
+   */
+  async #retryLater(event: WebhookEventRow, error: unknown): Promise<void> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const code = (error as { code?: unknown } | null)?.code;
+    const reason = `hand-out failed${typeof code === 'string' ? ` (${code})` : ''}`;
+    this.log.error({ err: error, webhook_id: event.message_id }, 'webhook event not handed out');
+    if (now - event.created_at >= this.settings.maxAgeMs) {
+      await markFailed(db, TABLE, event, now, reason, { payload: event.payload });
+    } else {
+      await scheduleRetry(db, TABLE, event, now + retryDelay(event.attempts, this.settings), reason);
+    }
   }
 }

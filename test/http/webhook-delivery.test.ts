@@ -219,3 +219,56 @@ describe('a graceful stop while an endpoint hangs', () => {
     }
   });
 });
+
+await describeEachDialect(
+  'handing events to the endpoints: one that cannot be handed out holds back no other',
+  (ctx) => {
+    test('its transaction fails: the others are delivered, it is tried again later and then delivered', async () => {
+      const t = ctx();
+      const endpoint = endpointHash(steady.url);
+      await steady.start().catch(() => {});
+      steady.forget();
+      const [blocked, other] = await twoEvents(t);
+      // A delivery row already holds the first event's id for this endpoint: its hand-out fails.
+      const inTheWay = {
+        message_id: blocked!,
+        type: 'user.login',
+        endpoint_hash: endpoint,
+        endpoint: 'in the way',
+        payload: '',
+        attempts: 0,
+        available_at: Date.now() + 3_600_000,
+        locked_until: null,
+        sent_at: null,
+        failed_at: null,
+        last_status: null,
+        last_error: null,
+        created_at: Date.now(),
+      };
+      await t.db.insertInto('webhook_outbox').values(inTheWay).execute();
+      const worker = t.services.webhooks.worker!;
+      await worker.drain();
+      await received(steady, [other!]);
+      const event = await t.db
+        .selectFrom('webhook_events')
+        .selectAll()
+        .where('message_id', '=', blocked!)
+        .executeTakeFirstOrThrow();
+      assert.equal(event.sent_at, null);
+      assert.equal(event.locked_until, null, 'not left leased');
+      assert.ok(event.available_at > Date.now(), 'tried again after a backoff');
+      assert.match(event.last_error ?? '', /^hand-out failed/);
+      assert.notEqual(event.payload, '', 'the event is kept whole');
+      // The row out of the way and the retry due: it goes out like any other.
+      await t.db.deleteFrom('webhook_outbox').where('endpoint', '=', 'in the way').execute();
+      await t.db
+        .updateTable('webhook_events')
+        .set({ available_at: Date.now() })
+        .where('message_id', '=', blocked!)
+        .execute();
+      await worker.drain();
+      await received(steady, [blocked!]);
+    });
+  },
+  { env: { WEBHOOK_URLS: steady.url, WEBHOOK_SECRET: secret } },
+);
