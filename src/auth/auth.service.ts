@@ -56,6 +56,8 @@ import {
   type RememberedDevice,
   restoreRememberedUser,
 } from './remember-me/remember-me.ts';
+import type { BrowserRequest, BrowserSessionDeps, GuardCookieFacts } from './sessions/browser.ts';
+import { BrowserSession } from './sessions/browser-session.ts';
 import { pruneExpiredSessions, sessionLifetimes } from './sessions/session-pruning.ts';
 import { type FindSessionWithUser, type SessionLifetimes, validateSession } from './sessions/sessions.ts';
 import { ACCOUNT_WINDOW_SECONDS, type LoginThrottle } from './throttle/login-throttle.ts';
@@ -187,6 +189,26 @@ export function createAuthService(deps: AuthServiceDeps) {
     limit: { max: 5, windowSeconds: 60 },
   };
   type Someone = Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>;
+  const browserSessions = {
+    db,
+    appKey: config.appKey,
+    clock,
+    validate: (guard: string, plainId: string, now: number) =>
+      validateSession(
+        { db, findSessionWithUser: lookups.findSessionWithUser },
+        guard,
+        plainId,
+        lifetimesOf(guard),
+        now,
+      ),
+    rememberMe: {
+      restore: (guard: string, cookie: string | undefined, audit: AuditContext) =>
+        restoreRememberedUser(db, guard, cookie, providerOf(guard), audit),
+      issue: (guard: string, userId: number, now: number, device?: RememberedDevice) =>
+        issueRememberToken(db, guard, userId, config.rememberLifetimeMinutes, now, device),
+      forget: (cookie: string | undefined) => forgetRememberToken(db, cookie),
+    },
+  } satisfies BrowserSessionDeps;
 
   return {
     config: deps.authConfig,
@@ -260,24 +282,14 @@ export function createAuthService(deps: AuthServiceDeps) {
     },
 
     sessions: {
-      validate: (guard: string, plainId: string, now: number) =>
-        validateSession(
-          { db, findSessionWithUser: lookups.findSessionWithUser },
-          guard,
-          plainId,
-          lifetimesOf(guard),
-          now,
-        ),
+      validate: browserSessions.validate,
+      /** One guard's browser session on one request: what the browser presented, the guard's cookies. */
+      open: (guard: string, browser: BrowserRequest, cookies: GuardCookieFacts) =>
+        new BrowserSession(browserSessions, guard, browser, cookies),
       prune: (now: number) => pruneExpiredSessions(db, lifetimes, now),
     },
 
-    rememberMe: {
-      restore: (guard: string, cookie: string | undefined, audit: AuditContext) =>
-        restoreRememberedUser(db, guard, cookie, providerOf(guard), audit),
-      issue: (guard: string, userId: number, now: number, device?: RememberedDevice) =>
-        issueRememberToken(db, guard, userId, config.rememberLifetimeMinutes, now, device),
-      forget: (cookie: string | undefined) => forgetRememberToken(db, cookie),
-    },
+    rememberMe: browserSessions.rememberMe,
 
     passwordReset: {
       request: (email: string, locale: string, audit: AuditContext) =>

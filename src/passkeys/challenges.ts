@@ -9,7 +9,7 @@ export const CHALLENGE_TTL_MS = 5 * MINUTE;
 
 /** Whose challenge it is: one browser session and, for a registration, the signed-in user. */
 export interface ChallengeOwner {
-  /** From the browser's session cookie (HttpSession.bindingFor): another browser cannot spend it. */
+  /** From the browser's session cookie (BrowserSession.binding): another browser cannot spend it. */
   readonly sessionBinding: string;
   readonly purpose: ChallengePurpose;
   readonly userId: number | null;

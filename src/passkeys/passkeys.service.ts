@@ -18,7 +18,7 @@ type Owner = Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>;
 /**
  * Passkeys (docs/guides/passkeys.md), each use case with its dependencies bound once: registration, sign-in,
  * rename, delete; sign-ins are counted by `meter`. The relying party is APP_URL's (origin and hostname). Built by services.ts; the HTTP
- * layer passes the browser session's binding (HttpSession.bindingFor) and the web guard's provider.
+ * layer passes the browser session's binding (BrowserSession.binding) and the web guard's provider.
  */
 export function createPasskeyService(
   config: Config,

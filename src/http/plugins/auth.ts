@@ -28,7 +28,7 @@ declare module 'fastify' {
 class HttpAuthRequest implements AuthRequest {
   constructor(
     private readonly request: FastifyRequest,
-    /** Read the session without restoring a remembered login or touching flash data (HttpSession.peek). */
+    /** Read the session without restoring a remembered login or touching flash data (BrowserSession.peek). */
     private readonly peek = false,
   ) {}
 

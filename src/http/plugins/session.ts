@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { sessionGuards } from '../../auth/guards/guards.ts';
-import { HttpSession } from '../session/http-session.ts';
+import type { BrowserSession } from '../../auth/sessions/browser-session.ts';
 import { IntendedUrl } from '../session/intended-url.ts';
-import { guardCookies } from '../session/session-cookies.ts';
+import { guardCookies, type SessionCookies } from '../session/session-cookies.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** This request's session for a session guard (created on first use; call `load()` before reading it). */
-    sessionOf(guard: string): HttpSession;
+    sessionOf(guard: string): BrowserSession;
     /** Remembers the intended URL (GET only) and redirects to the guard's login page. */
     redirectToLogin(reply: FastifyReply, guard: string): Promise<FastifyReply>;
     /** Where a login of this session guard continues (a signed cookie, never a session row). */
@@ -19,16 +19,24 @@ declare module 'fastify' {
 const kSessions = Symbol('gatehouse.sessions');
 const kIntended = Symbol('gatehouse.intended');
 type WithSessions = FastifyRequest & {
-  [kSessions]?: Map<string, HttpSession>;
+  [kSessions]?: Map<string, OpenSession>;
   [kIntended]?: Map<string, IntendedUrl>;
 };
 
-async function commitAll(sessions: Iterable<HttpSession>, reply: FastifyReply): Promise<void> {
-  for (const session of sessions) if (session.pending) await session.commit(reply);
+/** A guard's session on this request, and the cookies its answer is written into. */
+interface OpenSession {
+  readonly session: BrowserSession;
+  readonly cookies: SessionCookies;
 }
 
-function anyPending(sessions: Map<string, HttpSession>): boolean {
-  for (const session of sessions.values()) if (session.pending) return true;
+async function commitAll(sessions: Iterable<OpenSession>, reply: FastifyReply): Promise<void> {
+  for (const { session, cookies } of sessions) {
+    if (session.pending) cookies.write(reply, await session.commit());
+  }
+}
+
+function anyPending(sessions: Map<string, OpenSession>): boolean {
+  for (const { session } of sessions.values()) if (session.pending) return true;
   return false;
 }
 
@@ -46,14 +54,28 @@ export const sessionPlugin = fp(
         sessions = new Map();
         this[kSessions] = sessions;
       }
-      let session = sessions.get(guard);
-      if (session === undefined) {
+      let open = sessions.get(guard);
+      if (open === undefined) {
         const guardCookies = cookies.get(guard);
         if (!guardCookies) throw new Error(`"${guard}" is not a session guard`);
-        session = new HttpSession(this, services, guard, guardCookies);
-        sessions.set(guard, session);
+        // The use case gets what the browser presented; what it answers is written in onSend.
+        const session = services.auth.sessions.open(
+          guard,
+          {
+            sessionId: this.cookies[guardCookies.session],
+            rememberCookie: guardCookies.remember === null ? undefined : this.cookies[guardCookies.remember],
+            ip: this.ip,
+            userAgent: this.headers['user-agent'] ?? null,
+          },
+          {
+            offersRememberMe: guardCookies.offersRememberMe,
+            sharesCsrfToken: guardCookies.xsrf !== undefined,
+          },
+        );
+        open = { session, cookies: guardCookies };
+        sessions.set(guard, open);
       }
-      return session;
+      return open.session;
     });
 
     app.decorateRequest('intendedUrl', function (this: WithSessions, guard: string) {

@@ -1,16 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { type AuthConfig, type SessionGuardConfig, sessionGuards } from '../../auth/guards/guards.ts';
+import type { CookiesOut } from '../../auth/sessions/browser.ts';
 import type { Config } from '../../config.ts';
-
-/** What one response sends of a session guard's cookies; undefined leaves a cookie alone. */
-export interface CookiesOut {
-  /** A new session id. */
-  readonly id?: string;
-  /** The CSRF token, for the script-readable XSRF cookie (only for guards that have one). */
-  readonly xsrf?: string;
-  /** A new remember-me cookie, or null to clear it. */
-  readonly remember?: string | null;
-}
 
 /**
  * The cookies of one session guard in the browser. All are HttpOnly (but the XSRF mirror), SameSite=Lax

@@ -9,7 +9,7 @@ import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword } from './supp
 
 /**
  * PUT /user/password (docs/guides/account.md). The use case ends every session and remember-me token of the
- * user; this browser is then signed in again under a fresh id (HttpSession.login), keeping a
+ * user; this browser is then signed in again under a fresh id (BrowserSession.login), keeping a
  * remember-me cookie only if it had one — a new one, since the old token is gone.
  */
 export async function passwordRoutes(app: FastifyInstance) {

@@ -1,4 +1,4 @@
-import type { SessionData } from '../../auth/sessions/sessions.ts';
+import type { SessionData } from './sessions.ts';
 
 const FLASH = '_flash';
 

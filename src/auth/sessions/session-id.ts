@@ -1,4 +1,6 @@
-import { isIssuedSessionId, isSessionId, issueSessionId } from '../../auth/sessions/sessions.ts';
+import { hmacSha256Hex } from '../../lib/crypto.ts';
+import { csrfTokenMatches, sessionCsrfToken } from './csrf.ts';
+import { isIssuedSessionId, isSessionId, issueSessionId, type Session } from './sessions.ts';
 
 /**
  * This browser's session cookie id on one request, and whether a new one goes out with the response.
@@ -66,5 +68,23 @@ export class SessionId {
 
   get renewed(): boolean {
     return this.#renewed;
+  }
+
+  /** The CSRF token of the session under this id (`stored`: its row); a fresh id if it has none we may use. */
+  csrfToken(guard: string, stored: Session | null): string {
+    return sessionCsrfToken(this.appKey, guard, this.usable(stored !== null), stored);
+  }
+
+  csrfMatches(guard: string, stored: boolean, presented: unknown): boolean {
+    return this.adoptable(stored) && csrfTokenMatches(this.appKey, guard, this.#value!, presented);
+  }
+
+  /**
+   * Stands for this browser's session in state kept apart from its row (passkey challenges): an HMAC of
+   * the cookie id, naming the browser without storing the cookie; creates the id if there is none. The
+   * id changes at login (fixation), and with it the binding: what was bound before is unreachable after.
+   */
+  binding(purpose: string, guard: string, stored: boolean): string {
+    return hmacSha256Hex(this.appKey, `${purpose}:${guard}:${this.usable(stored)}`);
   }
 }

@@ -1,7 +1,9 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { endSession } from '../../auth/login/logout.ts';
-import { REMEMBER_SELECTOR, rememberSelector } from '../../auth/remember-me/remember-me.ts';
-import { csrfTokenMatches, sessionCsrfToken } from '../../auth/sessions/csrf.ts';
+import type { User } from '../../users/user.ts';
+import { endSession } from '../login/logout.ts';
+import { REMEMBER_SELECTOR, rememberSelector } from '../remember-me/remember-me.ts';
+import type { BrowserRequest, BrowserSessionDeps, CookiesOut, GuardCookieFacts } from './browser.ts';
+import { SessionId } from './session-id.ts';
+import { SessionValues } from './session-values.ts';
 import {
   createGuestSession,
   createSession,
@@ -9,22 +11,16 @@ import {
   type Session,
   type SessionData,
   saveSessionData,
-} from '../../auth/sessions/sessions.ts';
-import { hmacSha256Hex } from '../../lib/crypto.ts';
-import type { Services } from '../../services.ts';
-import type { User } from '../../users/user.ts';
-import type { SessionCookies } from './session-cookies.ts';
-import { SessionId } from './session-id.ts';
-import { SessionValues } from './session-values.ts';
+} from './sessions.ts';
 
 /**
- * One guard's session on one request: loaded lazily (at most once), written back only when something
- * changed (onSend). Guests get a cookie id without a database row until they submit something to keep
- * (docs/security.md "Guests cost nothing"), so anonymous page views cost no writes; their CSRF token is an
- * HMAC of that id, checked without storage. Which cookie id the browser may use is decided in
- * session-id.ts; the values and their flash in session-values.ts.
+ * One guard's browser session on one request, as a use case: load, login, logout, values, CSRF token.
+ * It reads and writes session rows and answers what the cookies must become (commit); the HTTP layer
+ * only reads and writes cookies. Loaded lazily, written back only when something changed. Guests get a
+ * cookie id without a row until they submit something to keep (docs/security.md "Guests cost nothing");
+ * their CSRF token is an HMAC of that id (session-id.ts), checked without storage.
  */
-export class HttpSession {
+export class BrowserSession {
   readonly #id: SessionId;
   #stored: Session | null = null;
   /** The signed-in user as the session's read brought it (undefined: not read with it; ask the provider). */
@@ -36,17 +32,12 @@ export class HttpSession {
   #loading: Promise<this> | null = null;
 
   constructor(
-    private readonly request: FastifyRequest,
-    private readonly services: Services,
+    private readonly deps: BrowserSessionDeps,
     readonly guard: string,
-    readonly cookies: SessionCookies,
+    private readonly browser: BrowserRequest,
+    private readonly cookies: GuardCookieFacts,
   ) {
-    this.#id = new SessionId(services.config.appKey, request.cookies[cookies.session]);
-  }
-
-  /** This browser's id, a fresh one if it has none we may use. */
-  #usableId(): string {
-    return this.#id.usable(this.#stored !== null);
+    this.#id = new SessionId(deps.appKey, browser.sessionId);
   }
 
   get userId(): number | null {
@@ -75,8 +66,7 @@ export class HttpSession {
     }
     const presented = this.#id.value;
     if (presented === null) return { userId: null };
-    const now = this.services.clock.now();
-    const found = await this.services.auth.sessions.validate(this.guard, presented, now);
+    const found = await this.deps.validate(this.guard, presented, this.deps.clock.now());
     return found === null ? { userId: null } : { userId: found.session.userId, user: found.user };
   }
 
@@ -86,10 +76,10 @@ export class HttpSession {
   }
 
   async #load(): Promise<this> {
-    const now = this.services.clock.now();
+    const now = this.deps.clock.now();
     const presented = this.#id.value;
     if (presented !== null) {
-      const found = await this.services.auth.sessions.validate(this.guard, presented, now);
+      const found = await this.deps.validate(this.guard, presented, now);
       this.#stored = found?.session ?? null;
       this.#user = found?.user;
       if (this.#stored) this.#values.open(this.#stored.data);
@@ -98,8 +88,8 @@ export class HttpSession {
     }
     if (this.userId === null && this.#rememberCookie !== undefined) {
       // The session has ended but the browser was remembered: sign it in again (auth/remember-me.ts).
-      const result = await this.services.auth.rememberMe.restore(this.guard, this.#rememberCookie, {
-        ip: this.request.ip,
+      const result = await this.deps.rememberMe.restore(this.guard, this.#rememberCookie, {
+        ip: this.browser.ip,
         now,
       });
       if (result.status === 'ok') {
@@ -117,30 +107,29 @@ export class HttpSession {
     return rememberSelector(this.#rememberCookie);
   }
 
+  /** Whether this guard has remember-me at all (the panel's has not): its login form offers the box. */
+  get offersRememberMe(): boolean {
+    return this.cookies.offersRememberMe;
+  }
+
   /** Whether this browser presented a remember-me cookie (a password change re-issues it, fresh). */
   get remembered(): boolean {
     return this.#rememberCookie !== undefined;
   }
 
   get #rememberCookie(): string | undefined {
-    return this.cookies.remember === null ? undefined : this.request.cookies[this.cookies.remember];
+    return this.cookies.offersRememberMe ? this.browser.rememberCookie : undefined;
   }
 
   /** The CSRF token of this session; creates the cookie id if the browser has none yet. */
   csrfToken(): string {
-    const plainId = this.#usableId();
     // #stored, when set, was found or created under this id, and both change together.
-    return sessionCsrfToken(this.services.config.appKey, this.guard, plainId, this.#stored);
+    return this.#id.csrfToken(this.guard, this.#stored);
   }
 
-  /**
-   * Stands for this browser's session in state kept apart from its row (passkey challenges): an HMAC of
-   * the cookie id, naming the browser without storing the cookie; creates the id if there is none. The
-   * id changes at login (fixation), and with it the binding: what was bound before is unreachable after.
-   */
+  /** Stands for this browser's session in state kept apart from its row (session-id.ts binding). */
   binding(purpose: string): string {
-    const plainId = this.#usableId();
-    return hmacSha256Hex(this.services.config.appKey, `${purpose}:${this.guard}:${plainId}`);
+    return this.#id.binding(purpose, this.guard, this.#stored !== null);
   }
 
   /** Sends the XSRF cookie even for an old id (GET /sanctum/csrf-cookie: an SPA may have lost it). */
@@ -150,10 +139,7 @@ export class HttpSession {
   }
 
   csrfMatches(presented: unknown): boolean {
-    return (
-      this.#id.adoptable(this.#stored !== null) &&
-      csrfTokenMatches(this.services.config.appKey, this.guard, this.#id.value!, presented)
-    );
+    return this.#id.csrfMatches(this.guard, this.#stored !== null, presented);
   }
 
   /**
@@ -201,13 +187,13 @@ export class HttpSession {
    */
   async login(userId: number, remember: boolean): Promise<void> {
     await this.load();
-    const now = this.services.clock.now();
-    const { rememberMe } = this.services.auth;
+    const now = this.deps.clock.now();
+    const { rememberMe } = this.deps;
     if (this.#rememberCookie !== undefined) {
       await rememberMe.forget(this.#rememberCookie);
       this.#rememberOut = null;
     }
-    const device = { ip: this.request.ip, userAgent: this.request.headers['user-agent'] ?? null };
+    const device = { ip: this.browser.ip, userAgent: this.browser.userAgent };
     // A guard without a remember-me cookie (the panel) ignores the box: nothing to issue it into.
     const wanted = remember && this.cookies.offersRememberMe;
     const cookie = wanted ? await rememberMe.issue(this.guard, userId, now, device) : undefined;
@@ -216,13 +202,12 @@ export class HttpSession {
   }
 
   /**
-   * A new login starts clean (docs/security.md): no password confirmation, pending two-factor login or
-   * other value of the session before it crosses into the new one. It keeps only the selector of
-   * `rememberCookie` (issued at login, or the one that restored it): the account's session list tells
-   * by it which sessions are remembered and which remembered browsers have no live session.
+   * A new login starts clean (docs/security.md): no value of the session before it crosses into the new
+   * one but the selector of `rememberCookie` (issued at login, or the one that restored it), by which the
+   * account's session list tells which sessions are remembered.
    */
   async #startAuthenticated(userId: number, now: number, rememberCookie?: string): Promise<void> {
-    if (this.#stored) await destroySession(this.services.database.db, this.#stored.key);
+    if (this.#stored) await destroySession(this.deps.db, this.#stored.key);
     const selector = rememberSelector(rememberCookie);
     const data: SessionData = selector === null ? {} : { [REMEMBER_SELECTOR]: selector };
     await this.#createWithFreshId(userId, data, now);
@@ -233,7 +218,7 @@ export class HttpSession {
   /** A new row under a fresh id of ours (which no row can already hold); the cookie goes out in commit(). */
   async #createWithFreshId(userId: number | null, data: SessionData, now: number): Promise<void> {
     this.#id.renew();
-    this.#stored = await createSession(this.services.database.db, this.#newSession(userId, data), now);
+    this.#stored = await createSession(this.deps.db, this.#newSession(userId, data), now);
   }
 
   #newSession(userId: number | null, data: SessionData) {
@@ -242,8 +227,8 @@ export class HttpSession {
       plainId: this.#id.value!,
       userId,
       data,
-      ip: this.request.ip,
-      userAgent: this.request.headers['user-agent'] ?? null,
+      ip: this.browser.ip,
+      userAgent: this.browser.userAgent,
     };
   }
 
@@ -258,18 +243,14 @@ export class HttpSession {
   async logout(): Promise<void> {
     await this.load();
     await endSession(
-      this.services.database.db,
+      this.deps.db,
       { guard: this.guard, key: this.key, userId: this.userId, rememberCookie: this.#rememberCookie },
-      { ip: this.request.ip, now: this.services.clock.now() },
+      { ip: this.browser.ip, now: this.deps.clock.now() },
     );
     this.#letGo();
   }
 
-  /**
-   * The account behind this session was deleted, and its session and remember-me rows with it (in the
-   * deletion's transaction): the browser lets go as at logout — a fresh guest id, the remember-me
-   * cookie cleared — with nothing left to delete and no logout to record for a user who is gone.
-   */
+  /** The account was deleted (its rows with it): the browser lets go as at logout, nothing to delete. */
   async forget(): Promise<void> {
     await this.load();
     this.#letGo();
@@ -288,10 +269,10 @@ export class HttpSession {
     return this.#values.dirty || this.#id.renewed || this.#sendXsrfCookie || this.#rememberOut !== undefined;
   }
 
-  /** Writes changes and cookies; runs once per request in onSend. */
-  async commit(reply: FastifyReply): Promise<void> {
-    const { db } = this.services.database;
-    const now = this.services.clock.now();
+  /** Writes what changed; answers what the cookies must become. Once per response (onSend). */
+  async commit(): Promise<CookiesOut> {
+    const { db } = this.deps;
+    const now = this.deps.clock.now();
     const values = this.#values;
     if (values.dirty) {
       if (this.#stored) {
@@ -306,10 +287,14 @@ export class HttpSession {
       values.written();
     }
     const shareXsrf =
-      (this.#id.renewed || this.#sendXsrfCookie) && this.#id.value !== null && this.cookies.xsrf;
-    const xsrf = shareXsrf ? this.csrfToken() : undefined;
-    this.cookies.write(reply, { id: this.#id.takeRenewed(), xsrf, remember: this.#rememberOut });
+      (this.#id.renewed || this.#sendXsrfCookie) && this.#id.value !== null && this.cookies.sharesCsrfToken;
+    const out: CookiesOut = {
+      id: this.#id.takeRenewed(),
+      xsrf: shareXsrf ? this.csrfToken() : undefined,
+      remember: this.#rememberOut,
+    };
     this.#sendXsrfCookie = false;
     this.#rememberOut = undefined;
+    return out;
   }
 }
