@@ -286,6 +286,28 @@ for (const { name: dialect, skip } of await availableDialects()) {
       assert.equal((await users(db)).length, before + 1);
     });
 
+    test('a taken e-mail is refused first, even without a terminal and without the other flags', async () => {
+      // Issue 27, item 19: a scripted run (stdin a pipe) was told to give --password before it learnt
+      // that the address was taken.
+      const existing = `taken.early.${Date.now()}@example.com`;
+      const made = await inProcess(
+        ['make:admin', '--name', 'First', '--email', existing, '--password', 'opening passphrase'],
+        env,
+        work,
+      );
+      assert.equal(made.code, 0, made.stderr);
+      const before = (await users(db)).length;
+      for (const args of [
+        ['--email', existing],
+        ['--name', 'Second', '--email', existing.toUpperCase()],
+      ]) {
+        const refused = await inProcess(['make:admin', ...args], env, work);
+        assert.equal(refused.code, 1, args.join(' '));
+        assert.equal(refused.stderr, 'The email has already been taken.\n', args.join(' '));
+      }
+      assert.equal((await users(db)).length, before);
+    });
+
     test('admin:grant and admin:revoke change the flag of an existing user, audited', async () => {
       const row = {
         id: await insertUserRow(db, { name: 'Plain', email: 'plain@example.com', passwordHash: 'x' }),

@@ -53,6 +53,28 @@ await describeEachDialect('password rules', (ctx) => {
     assert.equal((await register(t, { password: GOOD })).statusCode, 204, 'a real passphrase passes');
   });
 
+  test('password rules: keyboard walks dressed up are refused too (Qwerty123456!)', async () => {
+    const t = ctx();
+    // Issue 27, item 18: a black-box run registered `Qwerty123456!`. Guessing tools walk the keyboard's
+    // rows and columns (QWERTY, QWERTZ, AZERTY) before any word list, and dress them up like words.
+    for (const password of [
+      'Qwerty123456!',
+      'Asdfgh2024!',
+      'Qwertz1234!',
+      'Azerty2024?',
+      'Zxcvbnm1!',
+      '!1qaz2wsx',
+      'Qazwsx123!',
+      'Ytrewq123!',
+      'Password1!',
+    ]) {
+      assert.match(passwordError(await register(t, { password })), VARIANT, password);
+    }
+    for (const password of ['qwerty is my cat 42', 'asdfjklö-summer-river']) {
+      assert.equal((await register(t, { password })).statusCode, 204, `${password}: a passphrase passes`);
+    }
+  });
+
   test('password rules: the e-mail local part, the name and APP_NAME are refused, case-insensitive', async () => {
     const t = ctx();
     const email = unique('marguerite.duras');

@@ -30,17 +30,55 @@ function trimmed(text: string): string {
   return text.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
 }
 
+/** Only the symbols at either end taken off (`qwerty123456!` → `qwerty123456`, itself a listed password). */
+function symbolsTrimmed(text: string): string {
+  return text.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+}
+
 /**
- * The listed word behind `password` (lower-cased, digits and symbols at either end taken off,
- * look-alike digits read as letters), or null when there is none. `listed` asks the list.
+ * Keys next to each other, as guessing tools walk them before any word list: the letter rows of QWERTY,
+ * QWERTZ and AZERTY keyboards, the digit row, and the columns of a QWERTY keyboard (`1qaz2wsx`,
+ * `qazwsx`). The word list holds only passwords of 8 characters or more, so a short walk dressed up
+ * (`Qwerty123456!`, `Asdfgh2024!`) would otherwise pass.
+ */
+const KEYBOARD_RUNS = [
+  'qwertyuiop',
+  'asdfghjkl',
+  'zxcvbnm',
+  'qwertzuiop',
+  'yxcvbnm',
+  'azertyuiop',
+  'qsdfghjklm',
+  'wxcvbn',
+  '1234567890',
+  '1qaz2wsx3edc4rfv5tgb6yhn7ujm8ik9ol0p',
+  'qazwsxedcrfvtgbyhnujmikolp',
+];
+const WALKS = [...KEYBOARD_RUNS, ...KEYBOARD_RUNS.map((run) => [...run].reverse().join(''))];
+
+/** Whether `candidate`, as a whole, is a run of neighbouring keys (four at least), either way. */
+function isKeyboardWalk(candidate: string): boolean {
+  return candidate.length >= 4 && WALKS.some((run) => run.includes(candidate));
+}
+
+/**
+ * The listed word or keyboard walk behind `password` (lower-cased, digits and symbols at either end
+ * taken off, or only the symbols, look-alike digits read as letters), or null when there is none.
+ * `listed` asks the list.
  */
 export function commonVariantBase(password: string, listed: (candidate: string) => boolean): string | null {
   const lower = password.normalize('NFKC').toLowerCase();
   const core = trimmed(lower);
-  const candidates = new Set([lower, core, ...unswapped(lower), ...unswapped(core).map(trimmed)]);
+  const candidates = new Set([
+    lower,
+    core,
+    symbolsTrimmed(lower),
+    ...unswapped(lower),
+    ...unswapped(core).map(trimmed),
+  ]);
   for (const candidate of candidates) {
     // Four letters at least: shorter "words" are no word at all, and the list holds none.
-    if (candidate.length >= 4 && listed(candidate)) return candidate;
+    if (candidate.length >= 4 && (listed(candidate) || isKeyboardWalk(candidate))) return candidate;
   }
   return null;
 }

@@ -37,11 +37,6 @@ export const makeAdminCommand: Command = {
     const given: Partial<NewAdminInput> = {};
     for (const f of FIELDS) if (typeof values[f] === 'string') given[f] = values[f] as string;
     const missing = FIELDS.filter((f) => given[f] === undefined);
-    if (missing.length > 0 && !io.stdin.isTTY) {
-      throw new CommandError(
-        `Missing ${missing.map((f) => `--${f}`).join(', ')}: stdin is not a terminal, so make:admin will not prompt for it.`,
-      );
-    }
     // Bad flags fail before any question is asked.
     for (const f of FIELDS) if (given[f] !== undefined) checked(() => checkField(f, given[f]!, given[f]!, t));
 
@@ -49,12 +44,19 @@ export const makeAdminCommand: Command = {
       io,
       async (services) => {
         const { admin, database } = services;
-        // A taken address is reported before the password is asked for, not after it was typed twice.
+        // A taken address is reported before anything else is asked for — before the password is typed
+        // twice, and before a run without a terminal is told which flags it left out (docs/guides/admin-panel.md).
         // (The unique index still decides a race: admin.create reports "taken" too.)
         const taken = async (email: string) =>
           (await findUserByEmail(database.db, normaliseEmail(email))) !== undefined;
         if (given.email !== undefined && (await taken(given.email))) {
           throw new CommandError(t('validation.unique', { attribute: 'email' }));
+        }
+        // Only then the flags left out: a script is not told to add --password for an address that is taken.
+        if (missing.length > 0 && !io.stdin.isTTY) {
+          throw new CommandError(
+            `Missing ${missing.map((f) => `--${f}`).join(', ')}: stdin is not a terminal, so make:admin will not prompt for it.`,
+          );
         }
         if (missing.length > 0) Object.assign(given, await askFor(missing, io, t, taken));
         const input = checked(() => validateNewAdmin(given as NewAdminInput, t, config.appName));
