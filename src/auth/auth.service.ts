@@ -4,21 +4,9 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Mailing } from '../mail/mailing.ts';
-import { type ChallengeDeps, passChallenge } from '../two-factor/challenge.ts';
-import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
-import {
-  confirmEnrolment,
-  type DisabledBy,
-  disableTwoFactor,
-  enrolmentSetup,
-  type Proof,
-  regenerateRecoveryCodes,
-  startEnrolment,
-  twoFactorSealer,
-  twoFactorState,
-  unusedRecoveryCodes,
-  verifySecondFactor,
-} from '../two-factor/two-factor.ts';
+import type { ChallengeDeps } from '../two-factor/challenge.ts';
+import { createTwoFactorService } from '../two-factor/two-factor.service.ts';
+import { twoFactorSealer } from '../two-factor/two-factor.ts';
 import type { User } from '../users/user.ts';
 import { databaseProviderDriver, type FindUser } from '../users/user-provider.ts';
 import {
@@ -188,7 +176,6 @@ export function createAuthService(deps: AuthServiceDeps) {
     limiter: deps.limiter,
     limit: { max: 5, windowSeconds: 60 },
   };
-  type Someone = Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>;
   const browserSessions = {
     db,
     appKey: config.appKey,
@@ -244,28 +231,7 @@ export function createAuthService(deps: AuthServiceDeps) {
       recordLoginSucceeded(db, channel, userId, audit, { two_factor: true }),
 
     /** Two-factor authentication (docs/guides/two-factor.md): enrolment, the login challenge, turning it off. */
-    twoFactor: {
-      state: (userId: number) => twoFactorState(db, challenge, userId),
-      /** Whether logins of this user are challenged (two-factor confirmed). */
-      isOn: (userId: number) => hasConfirmedTwoFactor(db, userId),
-      start: (userId: number, audit: AuditContext) => startEnrolment(challenge, userId, audit),
-      setup: (user: Pick<User, 'id' | 'email'>) => enrolmentSetup(challenge, user),
-      confirm: (user: Someone, code: string, audit: AuditContext) =>
-        confirmEnrolment(challenge, user, code, audit),
-      recoveryCodes: (userId: number) => unusedRecoveryCodes(challenge, userId),
-      regenerate: (userId: number, audit: AuditContext) => regenerateRecoveryCodes(challenge, userId, audit),
-      disable: (user: Someone, by: DisabledBy, audit: AuditContext) =>
-        disableTwoFactor(challenge, user, by, audit),
-      challenge: async (
-        user: User,
-        proof: Proof,
-        attempt: { channel: 'web' | 'admin' | 'api'; pendingId: string | null },
-        audit: AuditContext,
-      ) => metered(meter, attempt.channel, await passChallenge(challenge, user, proof, attempt, audit)),
-      /** The second-factor check alone, without the challenge's throttle (callers that throttle). */
-      verify: (user: Someone, proof: Proof, audit: AuditContext) =>
-        verifySecondFactor(challenge, user, proof, audit),
-    },
+    twoFactor: createTwoFactorService(challenge, meter),
 
     tokens: {
       settings: tokens,

@@ -7,10 +7,8 @@ import { expectsJson } from '../../negotiation.ts';
 import { validateForm } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
 import { tokenJson } from '../../token-json.ts';
+import { NEW_TOKEN_FLASH } from '../../views/account/sections/api-tokens.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, idParam } from './support.ts';
-
-/** The flash key carrying a new token's plaintext to the one page view that shows it. */
-export const NEW_TOKEN_FLASH = 'new_token';
 
 /**
  * GET/POST /user/api-tokens, PUT/DELETE /user/api-tokens/{id} (docs/guides/account.md): tokens made in the

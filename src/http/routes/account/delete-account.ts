@@ -4,10 +4,8 @@ import { formRoute } from '../../form-methods.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { refuseForm } from '../../pages.ts';
 import { passwordCheckContext } from '../../request-context.ts';
+import { ACCOUNT_ERROR } from '../../views/account/sections/delete-account.ts';
 import { ACCOUNT_GUARDS, accountForm, refusePassword, validatePasswordForm } from './support.ts';
-
-/** The key of a refusal that is about the account, not a field (the owner, the last admin). */
-export const ACCOUNT_ERROR = 'account';
 
 /**
  * DELETE /user (docs/guides/account.md), also as a form POST with `_method=DELETE`: the password (422 when

@@ -1,10 +1,12 @@
 import type { AccessToken } from '../../../../auth/tokens/access-tokens.ts';
 import { type Html, html } from '../../../../lib/html.ts';
-import { NEW_TOKEN_FLASH } from '../../../routes/account/api-tokens.ts';
 import { formatDateTime } from '../../format.ts';
 import { csrfField, type FormState, input } from '../../forms.ts';
 import { cell } from '../../table.ts';
 import { type AccountPageContext, type AccountSection, sectionCard, sectionState } from '../page.ts';
+
+/** The flash key carrying a new token's plaintext to the one page view that shows it. */
+export const NEW_TOKEN_FLASH = 'new_token';
 
 const EXPIRY_DAYS = [7, 30, 90, 365] as const;
 const DAY_SECONDS = 24 * 3600;

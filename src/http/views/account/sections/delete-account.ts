@@ -1,7 +1,9 @@
 import { html } from '../../../../lib/html.ts';
-import { ACCOUNT_ERROR } from '../../../routes/account/delete-account.ts';
 import { csrfField, input } from '../../forms.ts';
 import { type AccountSection, sectionCard, sectionState } from '../page.ts';
+
+/** The key of a refusal that is about the account, not a field (the owner, the last admin). */
+export const ACCOUNT_ERROR = 'account';
 
 /**
  * DELETE /user as a form (`_method=DELETE`, no script needed): a warning saying what goes and that it
