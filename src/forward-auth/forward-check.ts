@@ -34,6 +34,29 @@ export function parseRequirements(
   };
 }
 
+/** The user headers as a CGI or PHP app names them: $_SERVER['HTTP_X_AUTH_USER_ID'], … */
+const CGI_NAMES = new Set(['id', 'email', 'name', 'verified'].map((part) => `x_auth_user_${part}`));
+
+/**
+ * Whether a client sent one of the user headers under another spelling: `X_Auth_User_Id`,
+ * `x.auth.user.id`, `X-Auth_User-Id` (`rawHeaders`: name, value, name, … as received). A CGI or PHP app
+ * reads each as the X-Auth-User-Id the proxy sets, and the last one wins; the proxies replace only the
+ * spelling with hyphens. nginx drops such names by itself and the Caddyfile removes them, but Traefik
+ * cannot name them all: docs/integrations/forward-auth.md has the check refuse the request (the proxy
+ * hands the refusal to the client, and the app is never asked).
+ */
+export function forgesUserHeaders(rawHeaders: readonly string[]): boolean {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    // On the forward-auth hot path: only a name of the right length starting with x is looked at, and
+    // only one with `_` or `.` can be another spelling (the hyphen one is replaced by the proxy).
+    if (name.length < 14 || name.length > 20 || (name.charCodeAt(0) | 32) !== 120) continue;
+    if (!name.includes('_') && !name.includes('.')) continue;
+    if (CGI_NAMES.has(name.toLowerCase().replace(/[-.]/g, '_'))) return true;
+  }
+  return false;
+}
+
 /** The answer for one identity (null: no session and no token) under the proxy's requirements. */
 export function decide(identity: Identity | null, requirements: ForwardRequirements): ForwardDecision {
   if (identity === null) return { status: 'guest' };

@@ -31,6 +31,7 @@ describe('forward auth behind Caddy (docs/integrations/caddy.md)', { skip }, () 
   const behaviour = {
     guestScript: 'unauthenticated',
     unverifiedBody: /Your email address is not verified\./,
+    forgedSpellings: 'removed',
   } as const;
   proxyHttpScenarios(() => stack, behaviour);
   proxyBrowserScenarios(() => stack, behaviour);

@@ -29,7 +29,11 @@ describe('forward auth behind nginx (docs/integrations/nginx.md)', { skip }, () 
   });
   after(async () => stack?.close());
 
-  const behaviour = { guestScript: 'login-redirect', unverifiedBody: /403 Forbidden/ } as const;
+  const behaviour = {
+    guestScript: 'login-redirect',
+    unverifiedBody: /403 Forbidden/,
+    forgedSpellings: 'removed',
+  } as const;
   proxyHttpScenarios(() => stack, behaviour);
   proxyBrowserScenarios(() => stack, behaviour);
 });

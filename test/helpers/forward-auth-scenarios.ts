@@ -3,7 +3,9 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { chromiumSkip, launchChromium } from './chromium.ts';
 import { APP_HOST, clientFor, type ForwardAuthStack, type StackUser } from './forward-auth-stack.ts';
-import type { VirtualHostClient } from './virtual-host-client.ts';
+import { phpSkip } from './php.ts';
+import { startPhpApp } from './php-app.ts';
+import { VirtualHostClient } from './virtual-host-client.ts';
 
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -16,6 +18,40 @@ export interface ProxyBehaviour {
   readonly guestScript: 'login-redirect' | 'unauthenticated';
   /** The body of the 403 an unverified user gets under /admin/ (nginx's page, or Gatehouse's JSON). */
   readonly unverifiedBody: RegExp;
+  /**
+   * A client's X-Auth-User-* headers in another spelling (X_Auth_User_Id, X.Auth.User.Id): removed by
+   * the proxy, so the request goes through without them (nginx drops such names, the Caddyfile
+   * removes them); or, where the configuration cannot name them all (Traefik), refused by Gatehouse's
+   * check, which the proxy hands to the client (400), so the app is not asked at all.
+   */
+  readonly forgedSpellings: 'removed' | 'refused';
+}
+
+/** Forged values an app must never read: the unverified user's real ones differ from each. */
+const FORGED = {
+  'x-auth-user-id': '999',
+  'x-auth-user-email': 'mallory@example.com',
+  'x-auth-user-name': 'Mallory',
+  'x-auth-user-verified': 'true',
+} as const;
+
+/**
+ * Every other spelling a CGI or PHP app reads as the same X-Auth-User-* variable: each of the three
+ * word breaks `-`, `_` or `.` (not all `-`: that one the proxies replace), in mixed letter case.
+ */
+function forgedSpellings(): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(FORGED)) {
+    const words = name.split('-');
+    for (let n = 1; n < 27; n++) {
+      const breaks = [n % 3, Math.floor(n / 3) % 3, Math.floor(n / 9)].map((b) => '-_.'[b]!);
+      const spelled = words
+        .map((word, i) => (i % 2 === n % 2 ? word.toUpperCase() : word[0]!.toUpperCase() + word.slice(1)))
+        .reduce((joined, word, i) => `${joined}${breaks[i - 1]}${word}`);
+      headers[spelled] = value;
+    }
+  }
+  return headers;
 }
 
 const loginUrl = (stack: ForwardAuthStack, target: string) =>
@@ -84,6 +120,68 @@ export function proxyHttpScenarios(stack: () => ForwardAuthStack, behaviour: Pro
     const note = s.app.seen.at(-1)!;
     assert.deepEqual([note.method, note.url, note.body], ['POST', '/notes', 'remember the milk']);
     assert.equal(note.user['x-auth-user-id'], String(s.verified.id));
+  });
+
+  test('identity headers a client sends in any other spelling (X_Auth_User_Id, X.Auth.User.Id) never reach the app', async () => {
+    const s = stack();
+    const client = clientFor(s);
+    const forged = forgedSpellings();
+    assert.equal(Object.keys(forged).length, 4 * 26);
+    const seen = s.app.seen.length;
+    const guest = await client.get(s.appUrl('/'), { accept: HTML, ...forged });
+    assert.equal(guest.status, behaviour.forgedSpellings === 'refused' ? 400 : 302);
+    assert.equal(s.app.seen.length, seen, 'a guest never reaches the app');
+    await logIn(s, client, s.unverified, s.appUrl('/'));
+    const page = await client.get(s.appUrl('/whoami'), { accept: HTML, ...forged });
+    if (behaviour.forgedSpellings === 'refused') {
+      assert.equal(page.status, 400);
+      assert.equal(s.app.seen.length, seen, 'the app was not asked');
+      return;
+    }
+    assert.equal(page.status, 200);
+    const request = s.app.seen.at(-1)!;
+    assert.equal(request.url, '/whoami');
+    // What a PHP app's $_SERVER holds: only the proxy's own four headers, with the real user.
+    assert.deepEqual(request.identity.map(([name, value]) => [name.toLowerCase(), value]).sort(), [
+      ['x-auth-user-email', s.unverified.email],
+      ['x-auth-user-id', String(s.unverified.id)],
+      ['x-auth-user-name', s.unverified.name],
+      ['x-auth-user-verified', 'false'],
+    ]);
+  });
+
+  test('a PHP app behind the configuration (issue 27) reads the signed-in user, never a forged one', {
+    skip: phpSkip(),
+  }, async () => {
+    const s = stack();
+    const php = await startPhpApp();
+    const proxy = await s.proxyTo(php.port);
+    try {
+      const client = clientFor(s);
+      await logIn(s, client, s.unverified, s.appUrl('/'));
+      const url = `http://${APP_HOST}:${proxy.port}/whoami.php`;
+      const answer = await new VirtualHostClient(proxy.port).get(url, {
+        accept: HTML,
+        cookie: client.cookieHeaderFor(s.appUrl('/')),
+        ...FORGED,
+        ...forgedSpellings(),
+      });
+      if (behaviour.forgedSpellings === 'refused') {
+        assert.equal(answer.status, 400);
+        assert.ok(!answer.body.includes('"php"'), 'PHP was not asked');
+        return;
+      }
+      assert.equal(answer.status, 200, answer.body);
+      assert.deepEqual(JSON.parse(answer.body).user, {
+        ID: String(s.unverified.id),
+        EMAIL: s.unverified.email,
+        NAME: s.unverified.name,
+        VERIFIED: 'false',
+      });
+    } finally {
+      await proxy.stop();
+      await php.close();
+    }
   });
 
   test('?verified=1 (/admin/): an unverified user gets 403 there and may use the rest', async () => {

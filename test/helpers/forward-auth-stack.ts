@@ -43,6 +43,11 @@ export interface ForwardAuthStack {
   appUrl(path: string): string;
   /** http://auth.gatehouse.test:<proxy port><path> */
   authUrl(path: string): string;
+  /**
+   * Another proxy of the same configuration, on a port of its own, in front of another app (a PHP
+   * app: php-app.ts); the caller stops it. Its app URLs are http://app.gatehouse.test:<its port>/….
+   */
+  proxyTo(appPort: number): Promise<ProxyProcess>;
   close(): Promise<void>;
 }
 
@@ -95,6 +100,7 @@ export async function startForwardAuthStack(
       unverified: unverified!,
       appUrl: (path) => `${origin(APP_HOST)}${path}`,
       authUrl: (path) => `${origin(AUTH_HOST)}${path}`,
+      proxyTo: async (appPort) => startProxy({ ...ports, proxy: await freePort(), app: appPort }),
       close: () => stopAll(started, folder),
     };
   } catch (error) {

@@ -17,7 +17,31 @@ export interface AppRequest {
   readonly host: string | undefined;
   /** The X-Auth-User-* headers as received (UTF-8 decoded), absent ones left out. */
   readonly user: Partial<Record<(typeof USER_HEADERS)[number], string>>;
+  /**
+   * Every header a CGI or PHP app would read as one of USER_HEADERS (cgiName), by the name it arrived
+   * under, in arrival order: `X_Auth_User_Id` and `X.Auth.User.Id` are both $_SERVER['HTTP_X_AUTH_USER_ID'].
+   */
+  readonly identity: ReadonlyArray<readonly [name: string, value: string]>;
   readonly body: string;
+}
+
+/**
+ * The variable a header becomes in a CGI environment as PHP fills $_SERVER: `HTTP_`, upper case, `-`
+ * turned into `_` by the web server and `.` into `_` by PHP itself; `_` stays. So every spelling with
+ * `-`, `_` or `.` between the words is the same variable, and whichever comes last wins.
+ */
+export function cgiName(header: string): string {
+  return `HTTP_${header.toUpperCase().replace(/[-.]/g, '_')}`;
+}
+
+const IDENTITY = new Set(USER_HEADERS.map(cgiName));
+
+function identityOf(rawHeaders: readonly string[]): AppRequest['identity'] {
+  const found: [string, string][] = [];
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    if (IDENTITY.has(cgiName(rawHeaders[i]!))) found.push([rawHeaders[i]!, utf8(rawHeaders[i + 1]!)]);
+  }
+  return found;
 }
 
 export interface ProtectedApp {
@@ -55,6 +79,7 @@ export async function startProtectedApp(): Promise<ProtectedApp> {
         url: request.url ?? '/',
         host: request.headers.host,
         user: userOf(request.headers),
+        identity: identityOf(request.rawHeaders),
         body: Buffer.concat(chunks).toString('utf8'),
       };
       seen.push(entry);

@@ -61,6 +61,7 @@ for (const [kind, configuration] of Object.entries(configurations)) {
     proxyHttpScenarios(() => stack, {
       guestScript: 'unauthenticated',
       unverifiedBody: /Your email address is not verified\./,
+      forgedSpellings: 'refused',
     });
   });
 }

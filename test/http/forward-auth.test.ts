@@ -158,6 +158,39 @@ await describeEachDialect(
         assert.equal(forged.statusCode, 401);
       });
 
+      test(`${path}: a user header in another spelling (X_Auth_User_Id, X.Auth.User.Id) is refused with 400`, async () => {
+        const t = ctx();
+        const user = await t.createUser();
+        const browser = await signedIn(t, user);
+        for (const forged of [
+          'X_Auth_User_Id',
+          'x.auth.user.email',
+          'X-Auth_User-Name',
+          'X-AUTH-USER.VERIFIED',
+        ]) {
+          for (const client of [browser, new Browser(t.app)]) {
+            const answer = await client.get(path, { accept: HTML, [forged]: '999' });
+            assert.equal(answer.statusCode, 400, forged);
+            assert.deepEqual(answer.json(), {
+              message:
+                'The request carries an X-Auth-User-* header in another spelling (with _ or .); only the proxy sets those headers.',
+            });
+            assert.equal(answer.headers['x-auth-user-id'], undefined);
+            assert.equal(answer.headers['cache-control'], 'no-store');
+          }
+        }
+        // The hyphen spelling is the one the proxy replaces, and other names with _ or . are not user headers.
+        const fine = await browser.get(path, {
+          accept: HTML,
+          'x-auth-user-id': '999',
+          x_request_id: 'abc',
+          'x.auth.user': 'x',
+          x_auth_user_ids: 'x',
+        });
+        assert.equal(fine.statusCode, 200);
+        assert.equal(fine.headers['x-auth-user-id'], String(user.id));
+      });
+
       test(`${path}: a name beyond ASCII goes out as UTF-8 bytes, control characters dropped`, async () => {
         const t = ctx();
         const user = await t.createUser({ name: 'Zoë 李' });

@@ -35,6 +35,9 @@ function forwardAuth(summary: string, guest: Record<number, { description: strin
           'X-Auth-User-Verified': '`true` or `false`.',
         },
       },
+      400: message(
+        'The request carries an X-Auth-User-* header in another spelling (`X_Auth_User_Id`, `X.Auth.User.Id`): only the proxy sets those.',
+      ),
       403: message('Unverified (with `verified=1`) or the token lacks the ability.'),
       422: {
         description: 'A malformed `verified` or `ability` (a proxy configuration error).',

@@ -1,5 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { decide, parseRequirements, userHeaders } from '../../../forward-auth/forward-check.ts';
+import {
+  decide,
+  forgesUserHeaders,
+  parseRequirements,
+  userHeaders,
+} from '../../../forward-auth/forward-check.ts';
 import { originalUrl } from '../../../forward-auth/original-url.ts';
 import { bearerChallenge, unauthenticatedChallenge } from '../../bearer-challenge.ts';
 import { acceptsHtml } from '../../negotiation.ts';
@@ -41,6 +46,9 @@ export async function forwardAuthRoutes(app: FastifyInstance) {
   const check = (forward: boolean) => async (request: FastifyRequest, reply: FastifyReply) => {
     // A proxy must never keep or share an answer: it is about one browser's session, right now.
     reply.header('cache-control', 'no-store');
+    if (forgesUserHeaders(request.raw.rawHeaders)) {
+      return reply.code(400).send({ message: request.t('forward.forged_user_headers') });
+    }
     const requirements = parseRequirements(request.query as Record<string, unknown>);
     if ('invalid' in requirements) {
       // A configuration error of the proxy, not of the visitor: said plainly, in docs/reference/errors.md's shape.
