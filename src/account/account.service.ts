@@ -38,6 +38,7 @@ import {
   type PasswordCheckPurpose,
 } from './password-check.ts';
 import { confirmPassword } from './password-confirmation.ts';
+import { signInMethods } from './sign-in-methods.ts';
 
 export interface AccountServiceDeps {
   readonly config: Config;
@@ -96,6 +97,8 @@ export function createAccountService(deps: AccountServiceDeps) {
   };
   return {
     checkPassword,
+    /** Two-factor and passkeys at a glance (the dashboard's security card). */
+    signInMethods: (userId: number) => signInMethods(db, userId),
     tokenCatalogue: config.tokenAbilities,
     createToken: (
       userId: number,

@@ -21,6 +21,8 @@ export interface BrowserSession {
   readonly userAgent: string | null;
   readonly browser: string | null;
   readonly platform: string | null;
+  /** When this browser signed in: its session began (a login always starts a new one), or its remember-me token was issued. */
+  readonly signedInAt: number;
   readonly lastActiveAt: number;
   readonly isCurrent: boolean;
   /** A remember-me cookie can sign this browser in again (also when its session has ended). */
@@ -69,6 +71,7 @@ async function entries(deps: BrowserSessionDeps, userId: number, current: Curren
       ipAddress: session.ip,
       userAgent: session.userAgent,
       ...describeUserAgent(session.userAgent),
+      signedInAt: session.createdAt,
       lastActiveAt: session.lastActivity,
       isCurrent: session.key === current.key,
       remembered: selector !== null,
@@ -84,6 +87,7 @@ async function entries(deps: BrowserSessionDeps, userId: number, current: Curren
       ipAddress: token.ip_address,
       userAgent: token.user_agent,
       ...describeUserAgent(token.user_agent),
+      signedInAt: token.created_at,
       lastActiveAt: token.last_used_at ?? token.created_at,
       isCurrent: token.selector === current.rememberSelector,
       remembered: true,

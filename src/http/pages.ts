@@ -39,9 +39,11 @@ export async function refuseForm(
   reply: FastifyReply,
   error: ValidationError,
   render: (state: FormState) => Html | Promise<Html>,
+  /** How the page places the errors (pageErrors for a form's own rules); as they are by default. */
+  place: (error: ValidationError) => ValidationError['errors'] = (e) => e.errors,
 ): Promise<FastifyReply> {
   if (expectsJson(request)) throw error;
-  return sendPage(reply, await render(formState(formBody(request), error.errors)), 422);
+  return sendPage(reply, await render(formState(formBody(request), place(error))), 422);
 }
 
 /** Laravel's "The email has already been taken." on the email field. */

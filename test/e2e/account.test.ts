@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.ts';
 import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
-import { checkView, eachView, screenshot, withLang } from '../helpers/screenshots.ts';
+import {
+  ARTIFACTS,
+  checkView,
+  eachView,
+  screenshot,
+  TAKE_SCREENSHOTS,
+  withLang,
+} from '../helpers/screenshots.ts';
 
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0';
 const NEW_PASSWORD = 'violet-harbour-lantern-7';
@@ -106,6 +114,24 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(await page.locator('#new-token').count(), 0, 'the plaintext is shown once');
   });
 
+  test('a token: its abilities behind a named toggle, revoked only after a second click', async () => {
+    await page.goto(`${base}/profile/tokens`);
+    await page.fill('#field-token-name', 'old script');
+    await submit(page, '/user/api-tokens', '#api-tokens');
+    const toggle = page.locator('details.token-edit summary', { hasText: 'the abilities of old script' });
+    assert.equal(await toggle.count(), 1, 'the toggle says which token it changes');
+    await toggle.click();
+    assert.equal(await page.isVisible('fieldset legend:has-text("Abilities of old script")'), true);
+    const revoke = page.locator('summary[aria-label="Revoke old script"]');
+    await revoke.click();
+    assert.match((await page.textContent('details.confirm[open] .confirm-box')) ?? '', /Revoke old script\?/);
+    await checkView(page, 'account-tokens-revoke-confirm', 'en', 1280, { maxTabs: 60 });
+    await Promise.all([page.waitForNavigation(), page.click('details.confirm[open] button[type=submit]')]);
+    assert.equal(await status(page), 'The token was revoked.');
+    assert.equal(await page.locator('summary[aria-label="Revoke old script"]').count(), 0);
+    assert.equal(await page.locator('summary[aria-label="Revoke laptop script"]').count(), 1);
+  });
+
   test('every page of the account area in four languages at 1280 and 390 px, every section filled', async () => {
     // A pending address change, so its notice is in the pictures too.
     await openArea(page, 'Profile');
@@ -124,6 +150,11 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
 
   test('sign the other browser out from this one', async () => {
     await openArea(page, 'Sessions');
+    // Times in the browser's own words and time zone: "now", the exact local time in the tooltip.
+    const times = page.locator('#browser-sessions time[data-relative]');
+    assert.ok((await times.count()) >= 4, 'signed in and last active, per browser');
+    assert.match((await times.first().textContent()) ?? '', /^(now|\d+ minutes? ago|1 minute ago)$/);
+    assert.doesNotMatch((await times.first().getAttribute('title')) ?? 'UTC', /UTC/);
     const end = page.locator('button[aria-label="Sign out Firefox 128 · Linux"]');
     assert.equal(await end.count(), 1);
     await Promise.all([page.waitForNavigation(), end.click()]);
@@ -135,6 +166,17 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
   test('change the password: the other browser is signed out, this one stays', async () => {
     await logIn(other);
     await page.goto(`${base}/profile/security`);
+    // The strength meter follows the typing (and says so to screen readers once per level).
+    await page.fill('#field-password', 'short');
+    assert.equal(await page.textContent('.strength-text'), 'Strength: too short');
+    await page.fill('#field-password', 'password123');
+    assert.match((await page.textContent('.strength-text')) ?? '', /^Strength: weak/);
+    await page.fill('#field-password', NEW_PASSWORD);
+    assert.match((await page.textContent('.strength-text')) ?? '', /^Strength: (good|strong)/);
+    if (TAKE_SCREENSHOTS)
+      await page
+        .locator('#password')
+        .screenshot({ path: join(ARTIFACTS, 'account-password-strength-en-1280.png') });
     await page.fill('#field-current_password', password);
     await page.fill('#field-password', NEW_PASSWORD);
     await page.fill('#field-password_confirmation', NEW_PASSWORD);

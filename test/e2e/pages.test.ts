@@ -188,10 +188,36 @@ describe('signed-in pages and recoverable flows in Chromium', { skip: chromiumSk
     });
   });
 
+  test('the verification notice: a mistyped address is corrected there, and the new link goes to it', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(withLang(`${base}/email/verify`, 'en'));
+    await page.click('details.notice-option summary >> nth=0');
+    await page.fill('form[action="/user/profile-information"] #field-email', 'not an address');
+    await Promise.all([
+      page.waitForLoadState(),
+      page.click('form[action="/user/profile-information"] button[type=submit]'),
+    ]);
+    assert.match((await page.textContent('#field-email-error')) ?? '', /valid email address/);
+    await checkView(page, 'verify-notice-correct-failed', 'en', 1280);
+    email = `ada.fixed.${Date.now()}@example.com`;
+    await page.fill('form[action="/user/profile-information"] #field-email', email);
+    await Promise.all([
+      page.waitForURL(`${base}/email/verify`),
+      page.click('form[action="/user/profile-information"] button[type=submit]'),
+    ]);
+    assert.match((await page.getByRole('status').textContent()) ?? '', /Your address is now ada\.fixed\./);
+  });
+
   test('the verification notice: where the link went, the limit, log out; when used up, when it works again', async () => {
     await eachView(page, async (lang, width) => {
       await page.goto(withLang(`${base}/email/verify`, lang));
       await check('verify-notice', lang, width);
+    });
+    // Its ways out, unfolded: correct the address, delete the account.
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/email/verify`, lang));
+      for (const summary of await page.locator('details.notice-option summary').all()) await summary.click();
+      await check('verify-notice-options', lang, width);
     });
     await page.goto(withLang(`${base}/email/verify`, 'en'));
     for (let i = 0; i < 7; i++) {
@@ -260,8 +286,13 @@ describe('signed-in pages and recoverable flows in Chromium', { skip: chromiumSk
       page.click('form[action="/login"] button[type=submit]'),
     ]);
     await eachView(page, async (lang, width) => {
-      await page.goto(withLang(`${base}/profile`, lang));
-      await check('profile', lang, width);
+      await page.goto(withLang(`${base}/profile/tokens`, lang));
+      await check('profile-tokens', lang, width);
+    });
+    // The dashboard's security card, nudging while only the password protects the account.
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/dashboard`, lang));
+      await check('dashboard-security', lang, width);
     });
   });
 

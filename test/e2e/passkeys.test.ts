@@ -182,7 +182,12 @@ describe('passkeys in Chromium (virtual authenticator)', { skip: chromiumSkip() 
     await page.goto(`${base}/profile#passkeys`);
     const row = (await passkeyRows().first().textContent()) ?? '';
     assert.doesNotMatch(row, /Never/, 'last used is set');
-    assert.match(row, /UTC[\s\S]*UTC/, 'added and last used');
+    assert.match(
+      row,
+      /\d{4}[\s\S]*(now|minute ago|minutes ago)/,
+      'added (a local date) and last used (relative)',
+    );
+    assert.doesNotMatch(row, /UTC/, "the script shows times in the browser's time zone");
     await page.locator('#passkeys').scrollIntoViewIfNeeded();
     await screenshot(page, 'passkeys-profile-used');
     await sectionShot('passkeys-used');

@@ -42,6 +42,16 @@ function formatter(
   return format;
 }
 
+/**
+ * A moment as `<time>`: the server writes it in UTC, spelled out (formatDateTime), with the exact instant
+ * in `datetime`; /assets/app.js then shows it in the reader's own time zone — as "5 minutes ago" /
+ * "in 3 days" (`relative`, the exact local time in its tooltip) or as a local date and time (`local`).
+ * Without JavaScript the UTC text stays, labelled as such.
+ */
+export function timeTag(locale: string, ms: number, mode: 'relative' | 'local' = 'relative'): Html {
+  return html`<time datetime="${new Date(ms).toISOString()}" data-${mode}>${formatDateTime(locale, ms)}</time>`;
+}
+
 /** An address that may wrap before its "@" rather than mid-word in a narrow column. */
 export function breakableEmail(email: string): Html {
   const at = email.lastIndexOf('@');

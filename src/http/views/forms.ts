@@ -89,11 +89,15 @@ export function input(t: Translate, state: FormState, options: InputOptions): Ht
   const old = options.keepOld !== false && type !== 'password' ? state.old?.[name] : undefined;
   const id = options.id ?? `field-${name}`;
   const cleared = type === 'password' && state.cleared?.includes(name) === true;
+  // One note per form: the first cleared field carries it (in the plural when several were cleared), and
+  // the others point at it. Forms with several password fields use the default ids (`field-<name>`).
+  const clearedFirst = cleared && state.cleared![0] === name;
+  const clearedNote = clearedFirst ? `${id}-cleared` : `field-${state.cleared?.[0]}-cleared`;
   const firstInvalid = state.errors ? Object.keys(state.errors)[0] === name : false;
   const focus = state.errors && Object.keys(state.errors).length > 0 ? firstInvalid : options.autofocus;
   const described = [
     error ? `${id}-error` : '',
-    cleared ? `${id}-cleared` : '',
+    cleared ? clearedNote : '',
     options.hint || options.details ? `${id}-hint` : '',
   ]
     .filter(Boolean)
@@ -107,7 +111,7 @@ export function input(t: Translate, state: FormState, options: InputOptions): Ht
   <label for="${id}">${options.label}</label>
   ${type === 'password' ? passwordControl(t, id, control) : control}
   ${options.hint || options.details ? html`<div class="hint" id="${id}-hint">${options.hint ? html`<p>${options.hint}</p>` : ''}${options.details ?? ''}</div>` : ''}
-  ${cleared ? html`<p class="hint cleared" id="${id}-cleared">${t('pages.password_cleared')}</p>` : ''}
+  ${clearedFirst ? html`<p class="hint cleared" id="${id}-cleared">${t('pages.password_cleared', { count: state.cleared!.length })}</p>` : ''}
   ${error ? html`<p class="error" id="${id}-error">${error}</p>` : ''}
 </div>`;
 }
@@ -123,13 +127,21 @@ function passwordControl(t: Translate, id: string, control: Html): Html {
   return html`<div class="password-control">${control}<button type="button" class="reveal" data-reveal="${id}" aria-controls="${id}" aria-pressed="false" hidden><span aria-hidden="true">${t('pages.show')}</span><span class="visually-hidden">${t('pages.show_password')}</span></button></div>`;
 }
 
-/** The rules of a new password, shown before the user types (linked to the field as its hint). */
+/**
+ * The rules of a new password, shown before the user types (linked to the field as its hint), and a
+ * strength meter that /assets/app.js fills as they type (hidden without it). The meter only guides: the
+ * server's rules decide (length, common and personal passwords).
+ */
 export function passwordRules(t: Translate, min: number, max: number): Html {
   return html`<ul class="rules">
   <li>${t('pages.password_rule_length', { min, max })}</li>
   <li>${t('pages.password_rule_common')}</li>
   <li>${t('pages.password_rule_passphrase')}</li>
-</ul>`;
+</ul>
+<div class="strength" data-strength data-min="${min}" data-label-0="${t('pages.strength.too_short')}" data-label-1="${t('pages.strength.weak')}" data-label-2="${t('pages.strength.fair')}" data-label-3="${t('pages.strength.good')}" data-label-4="${t('pages.strength.strong')}" hidden>
+  <span class="strength-bar" aria-hidden="true"><span></span></span>
+  <span class="strength-text" aria-live="polite"></span>
+</div>`;
 }
 
 export function checkbox(state: FormState, name: string, label: string): Html {

@@ -7,7 +7,7 @@ import { expectsJson } from '../../negotiation.ts';
 import { validateForm } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
 import { tokenJson } from '../../token-json.ts';
-import { NEW_TOKEN_FLASH } from '../../views/account/sections/api-tokens.ts';
+import { editAbilitiesForm, NEW_TOKEN_FLASH } from '../../views/account/sections/api-tokens.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, idParam } from './support.ts';
 
 /**
@@ -64,7 +64,7 @@ export async function apiTokenRoutes(app: FastifyInstance) {
       request,
       reply,
       () => validate<{ abilities?: unknown }>(request.body, abilitiesSchema(catalogue), request.t),
-      accountForm(request, section),
+      accountForm(request, editAbilitiesForm(id)),
     );
     if (!validated.ok) return validated.reply;
     const abilities = chosenAbilities(catalogue, validated.value.abilities);

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { passwordChangeSchema } from '../../../account/password-change.ts';
 import { withPasswordFacts } from '../../../auth/passwords/password-policy.ts';
-import { validate } from '../../../lib/validation.ts';
+import { ValidationError, validate, validationError } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
-import { validateForm } from '../../pages.ts';
-import { passwordCheckContext } from '../../request-context.ts';
+import { refuseForm } from '../../pages.ts';
+import { formBody, passwordCheckContext } from '../../request-context.ts';
+import { pageErrors } from '../../views/forms.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm, refusePassword } from './support.ts';
 
 /**
@@ -24,28 +25,36 @@ export async function passwordRoutes(app: FastifyInstance) {
     const user = request.identity!.user;
     // The new password is judged against this account's address and name too (docs/security.md).
     const facts = { appName: app.services.config.appName, email: user.email, name: user.name };
-    const validated = await validateForm(
-      request,
-      reply,
-      () =>
-        validate<{ current_password: string; password: string }>(
-          withPasswordFacts(request.body, facts),
-          passwordChangeSchema,
-          t,
-        ),
-      render,
-    );
-    if (!validated.ok) return validated.reply;
+    const incorrect = t('account.current_password_incorrect');
+    let input: { current_password: string; password: string };
+    try {
+      input = validate(withPasswordFacts(request.body, facts), passwordChangeSchema, t);
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      // One pass reports every error: a new password that breaks a rule does not hide a wrong current
+      // one. The current one is checked whenever it was given — counted and throttled like any other
+      // password check (docs/security.md) — and nothing changes either way.
+      const current = formBody(request)['current_password'];
+      if (typeof current !== 'string' || current === '' || error.errors['current_password']) {
+        return refuseForm(request, reply, error, render, pageErrors);
+      }
+      const check = await account.checkPassword(user.id, current, 'change', passwordCheckContext(request));
+      if (check.status === 'throttled') {
+        return refusePassword(request, reply, check, 'current_password', incorrect, render);
+      }
+      const errors =
+        check.status === 'ok' ? error.errors : { current_password: [incorrect], ...error.errors };
+      return refuseForm(request, reply, validationError(errors, t, error.rules), render, pageErrors);
+    }
     const session = await request.sessionOf('web').load();
     const result = await account.changePassword(
       user.id,
-      validated.value,
+      input,
       request.locale,
       passwordCheckContext(request),
     );
     if (result.status !== 'ok') {
-      const message = t('account.current_password_incorrect');
-      return refusePassword(request, reply, result, 'current_password', message, render);
+      return refusePassword(request, reply, result, 'current_password', incorrect, render);
     }
     await session.login(user.id, session.remembered);
     return accountDone(request, reply, section, t('account.password_changed'));

@@ -1,11 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { profileSchema } from '../../../account/email-change.ts';
-import { validate } from '../../../lib/validation.ts';
-import { ForbiddenError } from '../../errors.ts';
+import { validate, validationError } from '../../../lib/validation.ts';
+import { normaliseEmail } from '../../../users/user.ts';
+import { ForbiddenError, TooManyRequestsError } from '../../errors.ts';
 import { formRoute } from '../../form-methods.ts';
 import { expectsJson } from '../../negotiation.ts';
-import { emailTaken, refuseForm, validateForm } from '../../pages.ts';
-import { auditContext } from '../../request-context.ts';
+import { emailTaken, refuseForm, sendPage, validateForm } from '../../pages.ts';
+import { auditContext, formBody } from '../../request-context.ts';
+import { RESEND_LIMIT, resendKey } from '../../verification-notice.ts';
+import { formState } from '../../views/forms.ts';
 import { ACCOUNT_GUARDS, accountDone, accountForm } from './support.ts';
 
 /**
@@ -28,6 +31,18 @@ export async function profileInformationRoutes(app: FastifyInstance) {
     );
     if (!validated.ok) return validated.reply;
     const user = request.identity!.user;
+    // Correcting an unverified address mails a verification link at once: it draws on the resend
+    // button's budget, so the notice's form cannot send a link to address after address.
+    if (user.emailVerifiedAt === null && normaliseEmail(validated.value.email) !== user.email) {
+      const attempt = await app.services.limiter.attempt(resendKey(user.id), RESEND_LIMIT);
+      if (!attempt.allowed) {
+        const seconds = attempt.retryAfterSeconds;
+        reply.header('retry-after', String(seconds));
+        if (expectsJson(request)) throw new TooManyRequestsError(seconds);
+        const error = validationError({ email: [t('verification.wait', { count: seconds })] }, t);
+        return sendPage(reply, await render(formState(formBody(request), error.errors)), 429);
+      }
+    }
     const result = await account.updateProfile(
       user.id,
       validated.value,
@@ -36,8 +51,10 @@ export async function profileInformationRoutes(app: FastifyInstance) {
     );
     if (result.status === 'email_taken') return refuseForm(request, reply, emailTaken(t), render);
     if (result.status === 'link_sent') {
-      const message = t('account.email_link_sent', { email: result.email });
-      return accountDone(request, reply, 'email', message, true);
+      // An unverified address is corrected at once (account/email-change.ts): the new link went there.
+      const key =
+        user.emailVerifiedAt === null ? 'verification.address_corrected' : 'account.email_link_sent';
+      return accountDone(request, reply, 'email', t(key, { email: result.email }), true);
     }
     return accountDone(request, reply, section, t('account.profile_saved'));
   });

@@ -9,6 +9,7 @@ import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
 import { passwordConfirmed } from '../../password-confirmation.ts';
 import { formBody } from '../../request-context.ts';
+import { verificationNoticeHtml } from '../../verification-notice.ts';
 import { accountPage } from '../../views/account/account-page.ts';
 import { type AccountArea, type AccountPageContext, areaOfForm } from '../../views/account/page.ts';
 import { ACCOUNT_AREAS } from '../../views/account/sections/index.ts';
@@ -71,6 +72,9 @@ export async function accountPageHtml(
   failed?: { section: string; state: FormState },
   area: AccountArea = ACCOUNT_AREAS[0]!,
 ): Promise<Html> {
+  // An unverified user's account forms are those of the verification notice (a mistyped address, or
+  // deleting the account): shown again there, since the account area is not open to them yet.
+  if (request.identity!.user.emailVerifiedAt === null) return verificationNoticeHtml(request, { failed });
   const session = await request.sessionOf('web').load();
   const open = (failed && areaOfForm(ACCOUNT_AREAS, failed.section)) || area;
   const context: AccountPageContext = {
@@ -108,5 +112,7 @@ export async function accountDone(
   if (expectsJson(request)) return jsonMessage ? reply.send({ message }) : reply.code(204).send();
   const session = await request.sessionOf('web').load();
   session.flash('status', message);
-  return reply.redirect(`/profile#${section}`);
+  // An unverified user acted from the verification notice: back there (the account area would be too).
+  const unverified = request.identity?.user.emailVerifiedAt === null;
+  return reply.redirect(unverified ? '/email/verify' : `/profile#${section}`);
 }

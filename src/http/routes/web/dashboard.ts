@@ -7,6 +7,18 @@ export async function dashboardRoutes(app: FastifyInstance) {
     const session = request.sessionOf('web');
     const verified = (request.query as Record<string, unknown>)['verified'] === '1';
     const status = session.flashed('status') ?? (verified ? request.t('pages.verified') : undefined);
-    return sendPage(reply, dashboardPage(request, request.identity!.user, session.csrfToken(), status));
+    const user = request.identity!.user;
+    const methods = await app.services.account.signInMethods(user.id);
+    return sendPage(
+      reply,
+      dashboardPage(request, {
+        t: request.t,
+        locale: request.locale,
+        user,
+        csrfToken: session.csrfToken(),
+        status,
+        methods,
+      }),
+    );
   });
 }

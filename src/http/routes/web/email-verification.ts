@@ -3,11 +3,8 @@ import { ForbiddenError, TooManyRequestsError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { auditContext } from '../../request-context.ts';
-import { verificationLinkPage, verifyEmailPage } from '../../views/pages/verify-email.ts';
-
-/** Laravel's `throttle:6,1` on the resend button: a mailbox cannot be flooded from one account. */
-const RESEND_LIMIT = { max: 6, windowSeconds: 60 };
-const resendKey = (userId: number) => `verification:${userId}`;
+import { RESEND_LIMIT, resendKey, verificationNoticeHtml } from '../../verification-notice.ts';
+import { verificationLinkPage } from '../../views/pages/verify-email.ts';
 
 /**
  * GET /email/verify (notice), POST /email/verification-notification (resend), and the link itself,
@@ -29,19 +26,7 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
     const t = request.t;
     if (user.emailVerifiedAt !== null) return alreadyVerified(request, reply);
     if (expectsJson(request)) return reply.send({ message: t('verification.notice') });
-    const session = request.sessionOf('web');
-    // Peeks without spending an attempt: the page says when the button works again.
-    const waitSeconds = await services.limiter.blocked(resendKey(user.id), RESEND_LIMIT);
-    return sendPage(
-      reply,
-      verifyEmailPage(request, {
-        user,
-        csrfToken: session.csrfToken(),
-        status: session.flashed('status'),
-        limit: RESEND_LIMIT.max,
-        waitSeconds,
-      }),
-    );
+    return sendPage(reply, await verificationNoticeHtml(request));
   });
 
   app.post('/email/verification-notification', { preHandler: web }, async (request, reply) => {
@@ -53,13 +38,7 @@ export async function emailVerificationRoutes(app: FastifyInstance) {
       if (expectsJson(request)) throw new TooManyRequestsError(attempt.retryAfterSeconds);
       // A person gets the notice again, saying when to try, instead of a bare "Too Many Attempts".
       reply.header('retry-after', String(attempt.retryAfterSeconds));
-      const page = verifyEmailPage(request, {
-        user,
-        csrfToken: request.sessionOf('web').csrfToken(),
-        status: undefined,
-        limit: RESEND_LIMIT.max,
-        waitSeconds: attempt.retryAfterSeconds,
-      });
+      const page = await verificationNoticeHtml(request, { waitSeconds: attempt.retryAfterSeconds });
       return sendPage(reply, page, 429);
     }
     await verification.resend(user, request.locale, services.clock.now());

@@ -1,12 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import type { LinkCheck } from '../../../auth/verification/email-verification.ts';
+import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { breakableEmail } from '../format.ts';
-import { csrfField, statusMessage } from '../forms.ts';
+import { csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
 
 export interface VerifyNoticeView {
+  readonly t: Translate;
   readonly user: User;
   readonly csrfToken: string;
   readonly status: unknown;
@@ -14,17 +16,20 @@ export interface VerifyNoticeView {
   readonly limit: number;
   /** Seconds until the resend button works again, or null when it works now. */
   readonly waitSeconds: number | null;
+  /** The address or delete form of this page that failed: its errors and input. */
+  readonly failed?: { readonly section: string; readonly state: FormState } | undefined;
 }
 
 /**
  * GET /email/verify: where the link went, a resend button (a form: it changes state, so it needs
- * CSRF), how often it may be used and — when used up — when it works again, and a way out (log out).
+ * CSRF), how often it may be used and — when used up — when it works again, and the ways out: correct a
+ * mistyped address (the link then goes to the corrected one), delete the account, or log out.
  */
 export function verifyEmailPage(request: FastifyRequest, view: VerifyNoticeView): Html {
-  const t = request.t;
-  const { user } = view;
+  const { t, user } = view;
+  const state = (section: string) => (view.failed?.section === section ? view.failed.state : {});
   return layout(request, {
-    title: t('verification.title'),
+    title: formTitle(t, t('verification.title'), view.failed?.state ?? {}),
     account: { name: user.name, csrfToken: view.csrfToken },
     body: html`<section class="card narrow auth-card">
   <h1>${t('verification.title')}</h1>
@@ -43,9 +48,45 @@ export function verifyEmailPage(request: FastifyRequest, view: VerifyNoticeView)
     </div>
   </form>
   <p class="hint" id="resend-limit">${t('verification.limit', { count: view.limit })}</p>
+  ${changeAddress(view, state('profile-information'))}
+  ${deleteAccount(view, state('delete-account'))}
   ${logOutLine(request, view.csrfToken)}
 </section>`,
   });
+}
+
+/** A mistyped address, corrected here (PUT /user/profile-information): the new link goes to it. */
+function changeAddress(view: VerifyNoticeView, state: FormState): Html {
+  const { t, user } = view;
+  const failed = state.errors !== undefined;
+  return html`<details class="notice-option"${failed ? html` open` : ''}>
+    <summary>${t('verification.wrong_address')}</summary>
+    <form method="post" action="/user/profile-information" novalidate>
+      ${csrfField(view.csrfToken)}
+      <input type="hidden" name="_method" value="PUT">
+      <input type="hidden" name="name" value="${user.name}">
+      ${input(t, { ...state, old: { email: user.email, ...state.old } }, { name: 'email', type: 'email', label: t('verification.correct_address'), autocomplete: 'email', required: true, hint: t('verification.correct_address_hint') })}
+      <div class="actions"><button type="submit" class="button secondary">${t('verification.change_address')}</button></div>
+    </form>
+  </details>`;
+}
+
+/** Not wanted after all (DELETE /user, with the password): gone at once, no mail needed. */
+function deleteAccount(view: VerifyNoticeView, state: FormState): Html {
+  const { t } = view;
+  const failed = state.errors !== undefined;
+  const refused = state.errors?.['account']?.[0];
+  return html`<details class="notice-option"${failed ? html` open` : ''}>
+    <summary>${t('verification.delete_account')}</summary>
+    ${refused ? html`<div class="notice" role="alert"><p>${refused}</p></div>` : ''}
+    <p class="muted small">${t('verification.delete_lead')}</p>
+    <form method="post" action="/user" novalidate>
+      ${csrfField(view.csrfToken)}
+      <input type="hidden" name="_method" value="DELETE">
+      ${input(t, state, { name: 'password', id: 'field-delete-password', type: 'password', label: t('account.delete_password'), autocomplete: 'current-password', required: true })}
+      <div class="actions"><button type="submit" class="button danger">${t('account.delete_button')}</button></div>
+    </form>
+  </details>`;
 }
 
 function logOutLine(request: FastifyRequest, csrfToken: string): Html {

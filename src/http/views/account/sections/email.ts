@@ -1,5 +1,5 @@
 import { html } from '../../../../lib/html.ts';
-import { breakableEmail, formatDateTime } from '../../format.ts';
+import { breakableEmail, timeTag } from '../../format.ts';
 import { csrfField } from '../../forms.ts';
 import { type AccountSection, sectionCard } from '../page.ts';
 
@@ -12,7 +12,7 @@ export const emailSection: AccountSection = {
     const verified =
       user.emailVerifiedAt === null
         ? html`<span class="badge warn">${t('pages.unverified_badge')}</span>`
-        : html`<span class="badge ok">${t('pages.verified_badge')}</span> <span class="muted small">${formatDateTime(context.locale, user.emailVerifiedAt)}</span>`;
+        : html`<span class="badge ok">${t('pages.verified_badge')}</span> <span class="muted small">${timeTag(context.locale, user.emailVerifiedAt, 'local')}</span>`;
     return sectionCard(
       this.id,
       t('account.section.email'),

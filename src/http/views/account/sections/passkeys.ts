@@ -1,6 +1,6 @@
 import { type Html, html } from '../../../../lib/html.ts';
 import type { PasskeySummary } from '../../../../passkeys/passkeys.repository.ts';
-import { formatDateTime } from '../../format.ts';
+import { timeTag } from '../../format.ts';
 import { csrfField, type FormState, input } from '../../forms.ts';
 import { securityError } from '../../pages/login.ts';
 import { cell } from '../../table.ts';
@@ -56,8 +56,8 @@ function addForm(context: AccountPageContext, state: FormState): Html {
 
 function passkeyTable(context: AccountPageContext, passkeys: readonly PasskeySummary[]): Html {
   const { t } = context;
-  const when = (ms: number | null) =>
-    ms === null ? t('passkeys.never_used') : formatDateTime(context.locale, ms);
+  const when = (ms: number | null, mode: 'relative' | 'local') =>
+    ms === null ? t('passkeys.never_used') : timeTag(context.locale, ms, mode);
   const label = {
     name: t('passkeys.name'),
     created: t('passkeys.created'),
@@ -72,7 +72,7 @@ function passkeyTable(context: AccountPageContext, passkeys: readonly PasskeySum
         <p>${t('passkeys.delete_confirm', { name: passkey.name })}</p>
         <form method="post" action="${action}" class="inline">${csrfField(context.csrfToken)}<input type="hidden" name="_method" value="DELETE"><button type="submit" class="button danger small">${t('passkeys.delete_yes')}</button></form>
       </div></details>`;
-    return html`<tr>${cell(label.name, passkey.name, 'wrap')}${cell(label.created, when(passkey.created_at))}${cell(label.lastUsed, when(passkey.last_used_at))}${cell(label.action, html`<div class="row-buttons">${rename}${remove}</div>`)}</tr>`;
+    return html`<tr>${cell(label.name, passkey.name, 'wrap')}${cell(label.created, when(passkey.created_at, 'local'))}${cell(label.lastUsed, when(passkey.last_used_at, 'relative'))}${cell(label.action, html`<div class="row-buttons">${rename}${remove}</div>`)}</tr>`;
   };
   return html`<div class="table-wrap"><table class="data passkeys">
   <thead><tr>${Object.values(label).map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
