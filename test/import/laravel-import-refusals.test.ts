@@ -84,9 +84,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
         token(2, 1, 'first-secret'),
         token(3, 2, 'third-secret'),
       ]) {
-        const values = Object.values(row).map((v) =>
-          v === null ? 'null' : `'${literal(String(v))}'`,
-        );
+        const values = Object.values(row).map((v) => (v === null ? 'null' : `'${literal(String(v))}'`));
         await source.exec(
           `insert into ${q('personal_access_tokens')} (${Object.keys(row).map(q).join(', ')}) values (${values.join(', ')})`,
         );
