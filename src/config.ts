@@ -5,6 +5,7 @@ import { appKey } from './config/app-key.ts';
 import { type AuthCacheMode, authCacheMode } from './config/auth-cache.ts';
 import { DEFAULT_DATABASE, parseDatabaseUrl } from './config/database-url.ts';
 import { type OidcConfig, oidcConfig } from './config/oidc.ts';
+import { type LoginProviderConfig, loginProviders } from './config/login-providers.ts';
 import { type OperationsConfig, operationsConfig } from './config/operations.ts';
 import {
   boolean,
@@ -101,6 +102,8 @@ export interface Config extends OperationsConfig {
   readonly sessionDomain: string | null;
   /** The OpenID Connect provider: OIDC_ISSUER and the token lifetimes (config/oidc.ts). */
   readonly oidc: OidcConfig;
+  /** LOGIN_PROVIDERS and their NAME_* settings: sign-in with GitHub, Google, Microsoft, any OpenID provider. */
+  readonly loginProviders: readonly LoginProviderConfig[];
 }
 
 export type DatabaseConfig =
@@ -219,6 +222,7 @@ export function loadConfig(
     forwardAuthDomains: forwardAuthDomains(read('FORWARD_AUTH_DOMAINS')),
     sessionDomain: sessionDomain(read('SESSION_DOMAIN'), new URL(appUrl).hostname),
     oidc: oidcConfig(read, appUrl),
+    loginProviders: loginProviders(read),
     ...operationsConfig(read),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no

@@ -37,6 +37,12 @@ const READS = [
 ];
 
 /**
+ * A login provider's own variables (config/login-providers.ts): `perProvider('CLIENT_ID')` reads
+ * `<NAME>_CLIENT_ID` for each name in LOGIN_PROVIDERS, listed on the page as `NAME_CLIENT_ID`.
+ */
+const PER_PROVIDER = /\bperProvider\(\s*'([A-Z][A-Z0-9_]*)'\s*\)/g;
+
+/**
  * Upper-case string literals in the configuration code that are not variables. Every other one must be
  * read through one of READS, so a variable read in a new way fails this test instead of slipping by.
  */
@@ -46,17 +52,22 @@ const NOT_VARIABLES = new Set([
 
 function variablesReadByCode(sources: readonly string[]): Set<string> {
   const read = new Set<string>();
+  const suffixes = new Set<string>();
   const literals = new Set<string>();
   for (const source of sources) {
     for (const pattern of READS) for (const match of source.matchAll(pattern)) read.add(match[1]!);
+    for (const match of source.matchAll(PER_PROVIDER)) suffixes.add(match[1]!);
     for (const match of source.matchAll(/'([A-Z][A-Z0-9_]*)'/g)) literals.add(match[1]!);
   }
-  const unexplained = [...literals].filter((name) => !read.has(name) && !NOT_VARIABLES.has(name));
+  const unexplained = [...literals].filter(
+    (name) => !read.has(name) && !suffixes.has(name) && !NOT_VARIABLES.has(name),
+  );
   assert.deepEqual(
     unexplained,
     [],
-    'upper-case names in src/config that are neither read through read()/merged[] nor listed in NOT_VARIABLES',
+    'upper-case names in src/config that are neither read through read()/merged[]/perProvider() nor listed in NOT_VARIABLES',
   );
+  for (const suffix of suffixes) read.add(`NAME_${suffix}`);
   return read;
 }
 
@@ -86,6 +97,8 @@ test('docs/configuration.md lists every variable src/config reads, and no other'
     'MAIL_PASSWORD',
     'WEBHOOK_TIMEOUT',
     'AUTH_CACHE',
+    'LOGIN_PROVIDERS',
+    'NAME_CLIENT_ID',
   ]) {
     assert.ok(code.has(name), `${name} was not found in src/config`);
   }
@@ -96,8 +109,9 @@ test('the extraction sees each way of reading, and the table parser each way of 
     "const a = read('ALPHA') ?? 'x';",
     "integer(\n  read,\n  'BETA',\n  1)",
     "merged['GAMMA'] || null",
+    "const label = perProvider('LABEL').value;",
   ]);
-  assert.deepEqual([...code].sort(), ['ALPHA', 'BETA', 'GAMMA']);
+  assert.deepEqual([...code].sort(), ['ALPHA', 'BETA', 'GAMMA', 'NAME_LABEL']);
   assert.throws(() => variablesReadByCode(["const x = process.env.DELTA ?? 'DELTA';"]), /DELTA/);
   const docs = variablesDocumented(
     '| Variable | Default |\n|---|---|\n| `ONE` | `TWO` |\n| `THREE` / `FOUR` | x |\nNot `FIVE` in prose.',
