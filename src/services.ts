@@ -22,6 +22,7 @@ import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
 import { redirectTarget } from './forward-auth/redirect-target.ts';
 import { createI18n } from './i18n/i18n.ts';
+import { createIdentityService } from './identities/identities.service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
 import type { MailTerminal } from './mail/log-transport.ts';
 import { createMailer } from './mail/mailer.ts';
@@ -162,6 +163,16 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     twoFactorState: auth.twoFactor.state,
   });
 
+  // LOGIN_PROVIDERS (docs/guides/login-providers.md): discovery starts with the HTTP app (http/identities/).
+  const identities = createIdentityService({
+    config,
+    db,
+    hasher,
+    mailing,
+    users: auth.providerOf('web'),
+    queueVerification: auth.verification.queue,
+  });
+
   // FORWARD_AUTH_DOMAINS, matched like SANCTUM_STATEFUL_DOMAINS (one host-pattern matcher).
   const forwardAuthHosts = statefulDomains(config.forwardAuthDomains);
   const appOrigin = new URL(config.appUrl).origin;
@@ -191,6 +202,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     oauth,
     /** Passkeys (docs/guides/passkeys.md): registration, sign-in, rename, delete. */
     passkeys: createPasskeyService(config, db, mailing, metrics.login),
+    /** Sign-in with other providers and the account's linked identities (docs/guides/login-providers.md). */
+    identities,
     users: {
       /** Registration; the verification mail is queued in its transaction. */
       register: (input: RegistrationInput, audit: AuditContext) =>
@@ -236,6 +249,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
       deleteUser: (userId: number, audit: AuditContext) => deleteUser(deletion, userId, audit),
     },
     async close() {
+      identities.close();
       // First: the worker may be writing a delivery result, which needs the database.
       await outbox.stop();
       await webhooks.close();

@@ -70,6 +70,10 @@ export type AuditEvent =
   | 'passkey.deleted'
   | 'passkey.login_failed'
   | 'passkey.clone_suspected'
+  // Login providers (src/identities/, docs/guides/login-providers.md). A sign-in through one is
+  // `login.succeeded` with method "provider" and the provider's name.
+  | 'identity.linked'
+  | 'identity.unlinked'
   // Webhooks (src/webhooks/, docs/guides/webhooks.md): an administrator made a delivery due again.
   | 'admin.webhook.retried'
   // The OpenID Connect provider (src/oauth/, docs/guides/oidc-provider.md).

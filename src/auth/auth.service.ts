@@ -227,8 +227,12 @@ export function createAuthService(deps: AuthServiceDeps) {
     countRefusedLogin: (guard: string) => meter(guard, 'throttled'),
 
     /** The audit row of a login completed after its second factor (login.ts). */
-    recordLoginSucceeded: (channel: LoginChannel, userId: number, audit: AuditContext) =>
-      recordLoginSucceeded(db, channel, userId, audit, { two_factor: true }),
+    recordLoginSucceeded: (
+      channel: LoginChannel,
+      userId: number,
+      audit: AuditContext,
+      details: Record<string, unknown> = {},
+    ) => recordLoginSucceeded(db, channel, userId, audit, { ...details, two_factor: true }),
 
     /** Two-factor authentication (docs/guides/two-factor.md): enrolment, the login challenge, turning it off. */
     twoFactor: createTwoFactorService(challenge, meter),

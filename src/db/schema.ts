@@ -4,6 +4,7 @@ import type { PasswordResetTokensTable } from '../auth/password-reset/password-r
 import type { RememberTokensTable } from '../auth/remember-me/remember-tokens.table.ts';
 import type { SessionsTable } from '../auth/sessions/sessions.table.ts';
 import type { PersonalAccessTokensTable } from '../auth/tokens/access-tokens.table.ts';
+import type { IdentitiesTable } from '../identities/identities.table.ts';
 import type { MailOutboxTable } from '../mail/outbox.table.ts';
 import type { OauthClientsTable } from '../oauth/clients.table.ts';
 import type { OauthConsentsTable } from '../oauth/consents.table.ts';
@@ -36,6 +37,7 @@ export interface Database {
   oauth_signing_keys: OauthSigningKeysTable;
   oauth_consents: OauthConsentsTable;
   oauth_logout_outbox: OauthLogoutOutboxTable;
+  identities: IdentitiesTable;
 }
 
 /** A connection or an open transaction: domain functions take either, so use cases decide the boundary. */

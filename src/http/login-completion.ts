@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_SECONDS } from '../auth/login/device-cookies.ts';
+import { LOGIN_METHOD_KEY, type LoginMethod, type LoginProof } from '../auth/login/login-method.ts';
 import { newPendingLogin, PENDING_LOGIN_KEY } from '../two-factor/pending-login.ts';
 import type { User } from '../users/user.ts';
 import { expectsJson } from './negotiation.ts';
@@ -14,17 +15,22 @@ export interface CompletedLogin {
   /** Where the browser goes when no intended URL was remembered. */
   readonly fallback: string;
   /**
-   * What proved the user. A passkey is possession of a device-bound key plus (usually) the device's
-   * own user verification, so it already satisfies two-factor (docs/guides/passkeys.md): a two-factor challenge
-   * applies to `password` logins, and to a `passkey` one only when the device did not verify the
-   * person (see twoFactorOwed). `two-factor`: the first factor and then the challenge
-   * (two-factor-challenge.ts).
+   * What proved the user at the first step. A passkey is possession of a device-bound key plus
+   * (usually) the device's own user verification, so it already satisfies two-factor
+   * (docs/guides/passkeys.md): a two-factor challenge applies to `password` and `provider` logins
+   * (docs/guides/login-providers.md: two-factor still applies after a provider), and to a `passkey` one
+   * only when the device did not verify the person (see twoFactorOwed).
    */
-  readonly proof: 'password' | 'passkey' | 'two-factor';
+  readonly proof: LoginProof;
+  /** The LOGIN_PROVIDERS name of a `provider` proof. */
+  readonly provider?: string;
+  /** The two-factor challenge was passed (two-factor-challenge.ts) after `proof`. */
+  readonly secondFactor?: boolean;
   /**
    * The user has two-factor on and the proof is a single factor: a `password` (auth/login.ts says so),
-   * or a `passkey` whose authenticator did not verify the person (no PIN or biometric: possession only,
-   * passkeys/authentication.ts). The login then waits for the challenge instead of completing.
+   * a `provider` sign-in, or a `passkey` whose authenticator did not verify the person (no PIN or
+   * biometric: possession only, passkeys/authentication.ts). The login then waits for the challenge
+   * instead of completing.
    */
   readonly twoFactorOwed?: boolean;
   /** A status line for the page the login lands on (how many recovery codes are left). */
@@ -39,7 +45,7 @@ export const CHALLENGE_PATHS = {
 
 /**
  * The one place a browser login ends, whatever proved the user (password form, two-factor challenge,
- * passkey): a fresh session id (fixation), then the intended URL or the fallback. Every later step of
+ * passkey, another provider): a fresh session id (fixation), then the intended URL or the fallback. Every later step of
  * a login (two-factor, device cookie, forward-auth redirect target) hooks in here, so no door can skip
  * it.
  */
@@ -49,19 +55,23 @@ export async function completeLogin(
   login: CompletedLogin,
 ): Promise<FastifyReply> {
   const session = await request.sessionOf(login.guard).load();
-  if (login.proof !== 'two-factor' && login.twoFactorOwed) {
+  const now = request.server.services.clock.now();
+  const first = { proof: login.proof, ...(login.provider === undefined ? {} : { provider: login.provider }) };
+  if (login.secondFactor !== true && login.twoFactorOwed) {
     // Not logged in yet: the session stays a guest's (no user id, so no guard lets it in) and holds
-    // the pending login (5 minutes, this browser only, the remember flag kept); the intended URL
-    // stays where it is until the challenge is passed.
-    const now = request.server.services.clock.now();
+    // the pending login (5 minutes, this browser only, the remember flag and the first proof kept); the
+    // intended URL stays where it is until the challenge is passed.
     await session.startOver();
-    session.put(PENDING_LOGIN_KEY, newPendingLogin(login.user.id, login.remember, now));
+    session.put(PENDING_LOGIN_KEY, newPendingLogin(login.user.id, login.remember, now, first));
     if (expectsJson(request)) return reply.code(200).send({ two_factor: true });
     return reply.redirect(CHALLENGE_PATHS[login.guard]);
   }
   session.pull(PENDING_LOGIN_KEY);
   const intended = request.intendedUrl(login.guard).take(reply, login.user.id);
   await session.login(login.user.id, login.remember);
+  // How this session's user signed in, for the OpenID provider's `amr` (auth/login/login-method.ts).
+  const method: LoginMethod = { ...first, secondFactor: login.secondFactor === true, at: now };
+  session.put(LOGIN_METHOD_KEY, method);
   // After the login, which starts the session clean; before the answer, which writes it.
   if (login.notice !== undefined) {
     if (login.guard === 'admin') session.flash('admin', { kind: 'ok', text: login.notice });

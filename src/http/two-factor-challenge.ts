@@ -119,14 +119,21 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
           return refuse(t('auth.throttle', { seconds: result.retryAfterSeconds }), 429);
         }
         if (result.status === 'invalid') return refuse(t(`two_factor.${field}_invalid`), 422);
-        await auth.recordLoginSucceeded(options.guard, user.id, { ...audit, actorId: user.id });
+        // The first step's method goes on the record too (a passkey or a provider; none for a password).
+        const method =
+          pending.proof === 'password'
+            ? {}
+            : { method: pending.proof, ...(pending.provider ? { provider: pending.provider } : {}) };
+        await auth.recordLoginSucceeded(options.guard, user.id, { ...audit, actorId: user.id }, method);
         const left = result.recoveryCodesLeft;
         return completeLogin(request, reply, {
           guard: options.guard,
           user,
           remember: pending.remember,
           fallback: options.fallback,
-          proof: 'two-factor',
+          proof: pending.proof,
+          ...(pending.provider ? { provider: pending.provider } : {}),
+          secondFactor: true,
           // After a recovery code, the next page says how many are left (the owner's mail says it too).
           notice: left === undefined ? undefined : t('two_factor.recovery_login_left', { count: left }),
         });

@@ -15,7 +15,9 @@ export type MailKind =
   | 'password-updated'
   | 'account-deleted'
   // Passkeys (passkeys/mails.ts)
-  | 'passkey-notice';
+  | 'passkey-notice'
+  // Login providers (identities/mails.ts)
+  | 'identity-notice';
 
 export interface MailAddress {
   readonly address: string;

@@ -2,14 +2,14 @@ import type { Kysely, Transaction } from 'kysely';
 import type { PasswordHasher } from '../auth/passwords/passwords.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import type { Database } from '../db/schema.ts';
-import { normaliseEmail, toUser, type User } from './user.ts';
+import { NO_PASSWORD, normaliseEmail, toUser, type User } from './user.ts';
 import { findUserByEmail, insertUser } from './users.repository.ts';
 
 export interface NewUser {
   readonly name: string;
   readonly email: string;
-  /** The plain password; only its hash is stored. */
-  readonly password: string;
+  /** The plain password; only its hash is stored. null: none (an account made through a login provider). */
+  readonly password: string | null;
   readonly locale: string;
   /** When the address counts as verified; null until its link is opened. */
   readonly verifiedAt: number | null;
@@ -36,7 +36,7 @@ export async function createUser(
   const email = normaliseEmail(input.email);
   // Spares an argon2 hash for the common case of an address that is already known.
   if ((await findUserByEmail(deps.db, email)) !== undefined) return { status: 'email_taken' };
-  const password = await deps.hasher.hash(input.password);
+  const password = input.password === null ? NO_PASSWORD : await deps.hasher.hash(input.password);
   try {
     const user = await deps.db.transaction().execute(async (trx) => {
       const row = await insertUser(trx, {

@@ -37,3 +37,15 @@ export function toUser(row: Omit<UserRow, 'password' | 'pending_email' | 'pendin
 export function normaliseEmail(email: string): string {
   return email.trim().normalize('NFC').toLowerCase();
 }
+
+/**
+ * What users.password holds for an account without a password: one made through a login provider
+ * (docs/guides/login-providers.md). No hash is ever this value, so no password verifies against it; the
+ * hasher still spends a verification on it (auth/passwords/passwords.ts), and the reset flow sets one.
+ */
+export const NO_PASSWORD = '';
+
+/** Whether a stored users.password is a password the user can sign in with. */
+export function hasPassword(stored: string): boolean {
+  return stored !== NO_PASSWORD;
+}

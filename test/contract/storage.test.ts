@@ -5,10 +5,18 @@ import { storeResetToken } from '../../src/auth/password-reset/password-resets.r
 import { insertSessionRowIfAbsent } from '../../src/auth/sessions/sessions.repository.ts';
 import { deleteTokens, insertToken } from '../../src/auth/tokens/access-tokens.repository.ts';
 import { isUniqueViolation } from '../../src/db/errors.ts';
+import {
+  deleteIdentityRow,
+  findIdentity,
+  insertIdentity,
+  listIdentities,
+  otherSignInWays,
+} from '../../src/identities/identities.repository.ts';
 import { insertOutboxRow } from '../../src/mail/outbox.repository.ts';
 import { claimDueRows } from '../../src/outbox/leased-rows.ts';
 import { insertPost } from '../../src/posts/posts.repository.ts';
-import { insertUser, updateUser } from '../../src/users/users.repository.ts';
+import { NO_PASSWORD } from '../../src/users/user.ts';
+import { deleteUserRow, insertUser, updateUser } from '../../src/users/users.repository.ts';
 import { insertWebhookRows } from '../../src/webhooks/webhook-outbox.repository.ts';
 import { describeEachDialect } from '../helpers/app.ts';
 
@@ -252,5 +260,109 @@ await describeEachDialect('storage contract', (ctx) => {
     for (const endpoint of ['a', 'b'] as const) while ((await claim(endpoint)) > 0);
     assert.equal(new Set(claimed.map((r) => r.id)).size, claimed.length, 'no row claimed twice');
     assert.equal(claimed.length, 20, 'every due row claimed');
+  });
+
+  test('an identity is one (provider, subject): linked to one user only, byte for byte, one per provider per user', async () => {
+    const { db } = ctx();
+    const [ada, bob] = [await insertUser(db, newUser()), await insertUser(db, newUser())];
+    const subject = `sub-${Date.now()}`;
+    const identity = (userId: number, provider: string, sub: string) => {
+      const now = Date.now();
+      return insertIdentity(db, {
+        user_id: userId,
+        provider,
+        subject: sub,
+        email: 'ada@example.com',
+        email_verified: 1,
+        created_at: now,
+        updated_at: now,
+        last_used_at: null,
+      });
+    };
+    const id = await identity(ada.id, 'acme', subject);
+    const refused = (promise: Promise<unknown>) =>
+      promise.then(
+        () => null,
+        (e: unknown) => e,
+      );
+    assert.equal(
+      isUniqueViolation(await refused(identity(bob.id, 'acme', subject))),
+      true,
+      'linked to another user',
+    );
+    assert.equal(
+      isUniqueViolation(await refused(identity(ada.id, 'acme', `${subject}-2`))),
+      true,
+      'a second acme identity',
+    );
+    // Subjects are opaque: another case or a trailing space is another person (MySQL's default collation
+    // would call them equal and refuse, or find the wrong user).
+    await identity(bob.id, 'acme', subject.toUpperCase());
+    await identity(bob.id, 'github', subject);
+    assert.equal((await findIdentity(db, 'acme', subject))?.id, id);
+    assert.equal((await findIdentity(db, 'acme', subject.toUpperCase()))?.user_id, bob.id);
+    assert.equal(await findIdentity(db, 'acme', `${subject} `), undefined);
+    assert.deepEqual(
+      (await listIdentities(db, bob.id)).map((i) => i.provider),
+      ['acme', 'github'],
+    );
+  });
+
+  test('of 10 concurrent links of one identity to 10 users, exactly one succeeds', async () => {
+    const { db } = ctx();
+    const users = await Promise.all(Array.from({ length: 10 }, () => insertUser(db, newUser())));
+    const subject = `race-${Date.now()}`;
+    const now = Date.now();
+    const results = await Promise.allSettled(
+      users.map((user) =>
+        insertIdentity(db, {
+          user_id: user.id,
+          provider: 'acme',
+          subject,
+          email: null,
+          email_verified: 0,
+          created_at: now,
+          updated_at: now,
+          last_used_at: null,
+        }),
+      ),
+    );
+    assert.equal(results.filter((r) => r.status === 'fulfilled').length, 1);
+    for (const r of results) if (r.status === 'rejected') assert.equal(isUniqueViolation(r.reason), true);
+  });
+
+  test('the other ways to sign in count a password, passkeys and other identities; a deleted user takes its identities', async () => {
+    const { db } = ctx();
+    const user = await insertUser(db, { ...newUser(), password: NO_PASSWORD });
+    const now = Date.now();
+    const link = (provider: string) =>
+      insertIdentity(db, {
+        user_id: user.id,
+        provider,
+        subject: `${provider}-${user.id}`,
+        email: null,
+        email_verified: 0,
+        created_at: now,
+        updated_at: now,
+        last_used_at: null,
+      });
+    const acme = await link('acme');
+    assert.deepEqual(await otherSignInWays(db, user.id, acme), {
+      password: false,
+      passkeys: 0,
+      identities: 0,
+    });
+    const github = await link('github');
+    assert.deepEqual(await otherSignInWays(db, user.id, acme), {
+      password: false,
+      passkeys: 0,
+      identities: 1,
+    });
+    await updateUser(db, user.id, { password: 'x' });
+    assert.equal((await otherSignInWays(db, user.id, acme)).password, true);
+    assert.equal(await deleteIdentityRow(db, user.id + 1, github), false, 'only its owner unlinks it');
+    assert.equal(await deleteIdentityRow(db, user.id, github), true);
+    await deleteUserRow(db, user.id);
+    assert.equal(await findIdentity(db, 'acme', `acme-${user.id}`), undefined, 'cascaded');
   });
 });

@@ -1,5 +1,6 @@
 import { randomToken } from '../../lib/crypto.ts';
 import { Semaphore } from '../../lib/semaphore.ts';
+import { NO_PASSWORD } from '../../users/user.ts';
 import { hashPool } from './hash-pool.ts';
 import { isAsStrong, upgradedParams, withinArgon2Bounds } from './password-strength.ts';
 
@@ -114,10 +115,21 @@ export function createPasswordHasher(
    * The normalised form first (every hash made since is of that form); the raw form only when it
    * differs, for a hash made before passwords were normalised — which is then replaced (`rehash`).
    */
+  const dummyHash = () => {
+    dummy ??= pool.run(() => argon2Hash(randomToken()));
+    return dummy;
+  };
   const check = async (stored: string, password: string): Promise<PasswordMatch> => {
     // Checked and queued in the same tick: no other check can slip in between and exceed the bound.
     if (saturated()) throw new HashQueueFullError();
     const normalised = normalisePassword(password);
+    if (stored === NO_PASSWORD) {
+      // An account made through a login provider has no password (docs/guides/login-providers.md).
+      // It is refused only after a full verification, so its answer takes as long as a wrong password's
+      // and does not tell who signs in without one.
+      await verifyExactly(await dummyHash(), normalised);
+      return 'wrong';
+    }
     if (await verifyExactly(stored, normalised)) return needsRehash(stored) ? 'rehash' : 'ok';
     if (normalised !== password && (await verifyExactly(stored, password))) return 'rehash';
     return 'wrong';
@@ -131,9 +143,8 @@ export function createPasswordHasher(
     rehash: (stored, password) =>
       pool.run(() => argon2Hash(normalisePassword(password), upgradedParams(stored, params))),
     async burn(password) {
-      dummy ??= pool.run(() => argon2Hash(randomToken()));
       // The same one or two verifications a real account's check costs for this password.
-      await check(await dummy, password);
+      await check(await dummyHash(), password);
     },
     queued: () => pool.pending,
     saturated,

@@ -10,6 +10,7 @@ const folder = join(dirname(fileURLToPath(import.meta.url)), '..', 'assets');
 const ASSETS: Record<string, [string, string]> = {
   '/assets/app.css': ['app.css', 'text/css; charset=utf-8'],
   '/assets/app.js': ['app.js', 'text/javascript; charset=utf-8'],
+  '/assets/login-providers.js': ['login-providers.js', 'text/javascript; charset=utf-8'],
   '/favicon.svg': ['favicon.svg', 'image/svg+xml'],
   // Browsers and feed readers ask for /favicon.ico whatever the page says; an SVG answers them all
   // (a 404 there would be an error in every page's console and log).

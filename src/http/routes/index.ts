@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { oauthRoutes } from '../oauth/index.ts';
+import { identityRoutes } from '../identities/index.ts';
 import { accountRoutes } from './account/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
@@ -23,4 +24,5 @@ export async function routes(app: FastifyInstance) {
   await app.register(adminRoutes);
   await app.register(forwardAuthRoutes);
   await app.register(oauthRoutes);
+  await app.register(identityRoutes);
 }

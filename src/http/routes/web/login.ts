@@ -5,6 +5,7 @@ import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { redirectIfAuthenticated, resolveIdentity } from '../../plugins/auth.ts';
 import type { FormState } from '../../views/forms.ts';
+import { providerButtons, signInFailureAlert } from '../../views/login-providers.ts';
 import { loginPage } from '../../views/pages/login.ts';
 
 /**
@@ -21,6 +22,8 @@ export async function webLoginPage(request: FastifyRequest, state: FormState) {
     account: null,
     // Only where browsers can use them: not when APP_URL names an IP address (passkeys/relying-party.ts).
     passkeys: request.server.services.passkeys.relyingParty.usable,
+    providers: providerButtons(request),
+    alert: signInFailureAlert(request),
     links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a></p>
   <p class="links">${request.t('pages.no_account')} <a href="/register">${request.t('pages.register')}</a></p>`,
   });

@@ -20,6 +20,10 @@ export interface LoginPageOptions {
    * that /assets/passkeys.js fills with the browser's answer, and conditional UI on the e-mail field.
    */
   passkeys?: boolean;
+  /** "Continue with …" for each login provider (docs/guides/login-providers.md), under the form. */
+  providers?: Html;
+  /** Why a sign-in at a provider came back here (an alert above the form). */
+  alert?: Html;
 }
 
 export async function loginPage(
@@ -37,6 +41,7 @@ export async function loginPage(
   <h1>${options.title}</h1>
   ${options.lead ? html`<p class="lead">${options.lead}</p>` : ''}
   ${statusMessage(session.flashed('status'))}
+  ${options.alert ?? ''}
   <form method="post" action="${options.action}" novalidate>
     ${csrfField(session.csrfToken())}
     ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: options.passkeys ? 'username webauthn' : 'username', required: true, autofocus: true })}
@@ -47,9 +52,13 @@ export async function loginPage(
     </div>
   </form>
   ${options.passkeys ? passkeyLogin(request, session.csrfToken(), state) : ''}
+  ${options.providers ?? ''}
   ${options.links ?? ''}
 </section>`,
-    scripts: options.passkeys ? ['/assets/passkeys.js'] : [],
+    scripts: [
+      ...(options.passkeys ? ['/assets/passkeys.js'] : []),
+      ...(options.providers ? ['/assets/login-providers.js'] : []),
+    ],
   });
 }
 

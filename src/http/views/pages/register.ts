@@ -3,6 +3,7 @@ import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../auth/password
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, formTitle, input, passwordRules } from '../forms.ts';
 import { layout } from '../layout.ts';
+import { providerButtons } from '../login-providers.ts';
 
 export function registerPage(request: FastifyRequest, state: FormState, csrfToken: string): Html {
   const t = request.t;
@@ -29,6 +30,7 @@ export function registerPage(request: FastifyRequest, state: FormState, csrfToke
       <button type="submit" class="button block">${t('pages.register')}</button>
     </div>
   </form>
+  ${providerButtons(request)}
   <p class="links">${t('pages.already_registered')} <a href="/login">${t('pages.log_in')}</a></p>
 </section>`,
   });

@@ -4,6 +4,7 @@ import { browserSessionsSection } from './browser-sessions.ts';
 import { dataExportSection } from './data-export.ts';
 import { deleteAccountSection } from './delete-account.ts';
 import { emailSection } from './email.ts';
+import { linkedAccountsSection } from './linked-accounts.ts';
 import { passkeysSection } from './passkeys.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
@@ -19,7 +20,7 @@ import { twoFactorSection } from './two-factor.ts';
  */
 export const ACCOUNT_AREAS: readonly AccountArea[] = [
   { id: 'profile', sections: [profileInformationSection, emailSection] },
-  { id: 'security', sections: [passwordSection, twoFactorSection, passkeysSection] },
+  { id: 'security', sections: [passwordSection, twoFactorSection, passkeysSection, linkedAccountsSection] },
   { id: 'sessions', sections: [browserSessionsSection] },
   { id: 'tokens', sections: [apiTokensSection] },
   { id: 'data', sections: [dataExportSection, deleteAccountSection] },

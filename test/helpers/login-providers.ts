@@ -1,0 +1,111 @@
+import type { LightMyRequestResponse } from 'fastify';
+import type { Browser } from './browser-session.ts';
+import { type GithubStandIn, startGithubStandIn } from './github-stand-in.ts';
+import { startUpstreamOidc, throughProvider, type UpstreamOidc } from './upstream-oidc.ts';
+
+export const TEST_APP_URL = 'http://gatehouse.test';
+
+/** The upstream providers of the login-provider suites, each run by the test on a loopback port. */
+export interface Upstreams {
+  /** A generic OpenID provider (oidc-provider), NAME_TRUST_EMAIL left at its default (false). */
+  readonly acme: UpstreamOidc;
+  /** oidc-provider standing in for Google (GOOGLE_ISSUER): trusted for e-mail by default. */
+  readonly google: UpstreamOidc;
+  /** oidc-provider standing in for Microsoft Entra ID (MICROSOFT_ISSUER): not trusted for e-mail. */
+  readonly microsoft: UpstreamOidc;
+  readonly github: GithubStandIn;
+  /** The environment that configures all four in Gatehouse. */
+  readonly env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+export async function startUpstreams(appUrl = TEST_APP_URL): Promise<Upstreams> {
+  const client = (name: string) => ({
+    clientId: `${name}-client`,
+    clientSecret: `${name}-secret-0123456789`,
+    redirectUri: `${appUrl}/auth/${name}/callback`,
+  });
+  const [acme, google, microsoft, github] = await Promise.all([
+    startUpstreamOidc([client('acme')]),
+    startUpstreamOidc([client('google')]),
+    startUpstreamOidc([client('microsoft')]),
+    startGithubStandIn(client('github')),
+  ]);
+  const credentials = (name: string) => ({
+    [`${name.toUpperCase()}_CLIENT_ID`]: client(name).clientId,
+    [`${name.toUpperCase()}_CLIENT_SECRET`]: client(name).clientSecret,
+  });
+  return {
+    acme,
+    google,
+    microsoft,
+    github,
+    env: {
+      LOGIN_PROVIDERS: 'github,google,microsoft,acme',
+      ...credentials('github'),
+      ...credentials('google'),
+      ...credentials('microsoft'),
+      ...credentials('acme'),
+      GITHUB_URL: github.url,
+      GOOGLE_ISSUER: google.issuer,
+      MICROSOFT_ISSUER: microsoft.issuer,
+      ACME_ISSUER: acme.issuer,
+      ACME_LABEL: 'Acme ID',
+    },
+    async stop() {
+      await Promise.all([acme.stop(), google.stop(), microsoft.stop(), github.stop()]);
+    },
+  };
+}
+
+export interface SignInOptions {
+  /** `/auth/{provider}` query: remember=1, link=1. */
+  readonly query?: string;
+  /** Changes the authorization request on its way to the provider (a man in the middle). */
+  readonly alterRequest?: (url: URL) => void;
+  /** Changes the callback on its way back (an attacker's link, a mix-up). */
+  readonly alterCallback?: (url: URL) => void;
+}
+
+export interface SignInTrip {
+  /** The answer of /auth/{provider}. */
+  readonly start: LightMyRequestResponse;
+  /** The callback URL the provider sent the browser to (before alterCallback). */
+  readonly callback: URL | null;
+  /** The answer of the callback, or null when the start did not go to the provider. */
+  readonly finish: LightMyRequestResponse | null;
+}
+
+/**
+ * A browser signing in at `provider`: /auth/{provider} → the provider (its own cookies, the account set
+ * with signInAs) → the callback, opened in the same browser.
+ */
+export async function signInThrough(
+  browser: Browser,
+  provider: string,
+  options: SignInOptions = {},
+): Promise<SignInTrip> {
+  const start = await browser.get(`/auth/${provider}${options.query ? `?${options.query}` : ''}`);
+  const location = start.headers.location;
+  if (start.statusCode !== 302 || typeof location !== 'string' || location.startsWith('/'))
+    return { start, callback: null, finish: null };
+  const authorization = new URL(location);
+  options.alterRequest?.(authorization);
+  const callback = await throughProvider(authorization.href, TEST_APP_URL);
+  const delivered = new URL(callback);
+  options.alterCallback?.(delivered);
+  const finish = await browser.get(`${delivered.pathname}${delivered.search}`);
+  return { start, callback, finish };
+}
+
+/** Opens a callback URL (one a provider sent to some browser) in `browser`. */
+export function openCallback(browser: Browser, callback: URL): Promise<LightMyRequestResponse> {
+  return browser.get(`${callback.pathname}${callback.search}`);
+}
+
+/** Where a failed sign-in sent the browser: its reason, or null when it did not go to /login with one. */
+export function failureOf(response: LightMyRequestResponse | null): string | null {
+  const location = response?.headers.location;
+  if (typeof location !== 'string' || !location.startsWith('/login?')) return null;
+  return new URL(location, TEST_APP_URL).searchParams.get('sign_in_error');
+}
