@@ -1,4 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
+import { sessionKey } from '../../src/auth/sessions/sessions.ts';
+import { createPayloadCipher } from '../../src/mail/payload-cipher.ts';
+import type { TestApp } from './app.ts';
 import type { Browser } from './browser-session.ts';
 import { type GithubStandIn, startGithubStandIn } from './github-stand-in.ts';
 import { startUpstreamOidc, throughProvider, type UpstreamOidc } from './upstream-oidc.ts';
@@ -108,4 +111,76 @@ export function failureOf(response: LightMyRequestResponse | null): string | nul
   const location = response?.headers.location;
   if (typeof location !== 'string' || !location.startsWith('/login?')) return null;
   return new URL(location, TEST_APP_URL).searchParams.get('sign_in_error');
+}
+
+/** The user this browser's web session is signed in as (GET /api/user as the site's own SPA), or null. */
+export async function signedInAs(browser: Browser): Promise<number | null> {
+  const me = await browser.get('/api/user', { accept: 'application/json', referer: `${TEST_APP_URL}/` });
+  return me.statusCode === 200 ? (me.json().id as number) : null;
+}
+
+/** What a sign-in may change: compared before and after an attack to show that nothing did. */
+export async function accountsState(t: TestApp) {
+  const count = async (table: 'users' | 'identities') =>
+    Number(
+      (
+        await t.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const signedIn = await t.db
+    .selectFrom('sessions')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', 'is not', null)
+    .executeTakeFirstOrThrow();
+  const events = await t.db
+    .selectFrom('audit_log')
+    .select('event')
+    .where('event', 'in', ['login.succeeded', 'identity.linked', 'user.registered', 'login.two_factor_challenged'])
+    .execute();
+  return {
+    users: await count('users'),
+    identities: await count('identities'),
+    signedInSessions: Number(signedIn.n),
+    events: events.length,
+  };
+}
+
+/** The newest mail of `kind` queued to `email`, opened (subject, text), waiting a little for late ones. */
+export async function latestMail(t: TestApp, email: string, kind: string) {
+  for (let tries = 0; tries < 50; tries++) {
+    const row = await t.db
+      .selectFrom('mail_outbox')
+      .select(['payload'])
+      .where('recipient', '=', email)
+      .where('kind', '=', kind)
+      .orderBy('id', 'desc')
+      .executeTakeFirst();
+    if (row !== undefined)
+      return JSON.parse(createPayloadCipher(t.config.appKey).open(row.payload)) as { subject: string; text: string };
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return null;
+}
+
+/** Audit rows of `event` about `userId`, details parsed. */
+export async function auditOf(t: TestApp, event: string, userId: number) {
+  const rows = await t.db
+    .selectFrom('audit_log')
+    .select(['details', 'actor_id'])
+    .where('event', '=', event)
+    .where('subject_id', '=', userId)
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => ({ actor: row.actor_id, details: row.details === null ? {} : JSON.parse(row.details) }));
+}
+
+/** The values this browser's web session row holds (its `data`), or null without a row. */
+export async function sessionValues(t: TestApp, browser: Browser): Promise<Record<string, unknown> | null> {
+  const id = browser.cookies.get('gatehouse_session');
+  if (id === undefined) return null;
+  const row = await t.db.selectFrom('sessions').select('data').where('id', '=', sessionKey(id)).executeTakeFirst();
+  return row === undefined ? null : (JSON.parse(row.data) as Record<string, unknown>);
 }
