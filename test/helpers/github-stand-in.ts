@@ -17,6 +17,8 @@ export interface GithubStandIn {
   denyNext(): void;
   /** Authorization requests seen (their query parameters), newest last. */
   readonly requests: URLSearchParams[];
+  /** Token requests seen (their form bodies), newest last: a code sent here that GitHub never issued shows. */
+  readonly tokenRequests: URLSearchParams[];
   stop(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startGithubStandIn(client: {
   const codes = new Map<string, Grant>();
   const tokens = new Map<string, GithubAccount>();
   const requests: URLSearchParams[] = [];
+  const tokenRequests: URLSearchParams[] = [];
   let next: GithubAccount = { id: 1, login: 'octocat', emails: [] };
   let deny = false;
 
@@ -89,6 +92,7 @@ export async function startGithubStandIn(client: {
     }
     if (req.method === 'POST' && url.pathname === '/login/oauth/access_token') {
       const form = new URLSearchParams(await body(req));
+      tokenRequests.push(form);
       const grant = codes.get(form.get('code') ?? '');
       const error = (code: string) => json(res, 200, { error: code, error_description: code });
       if (form.get('client_id') !== client.clientId || form.get('client_secret') !== client.clientSecret)
@@ -133,6 +137,7 @@ export async function startGithubStandIn(client: {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    tokenRequests,
     signInAs(account) {
       next = account;
     },

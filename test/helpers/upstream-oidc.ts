@@ -27,6 +27,8 @@ export interface UpstreamOidc {
   denyNext(): void;
   /** Authorization requests seen, newest last (their query parameters). */
   readonly requests: URLSearchParams[];
+  /** How many requests reached the token endpoint. */
+  tokenRequests(): number;
   stop(): Promise<void>;
   /** Stops answering (connections refused) until start() again on the same port. */
   pause(): Promise<void>;
@@ -48,6 +50,7 @@ export async function startUpstreamOidc(clients: readonly UpstreamClient[]): Pro
   let next: UpstreamAccount = { sub: 'nobody' };
   let deny = false;
   const requests: URLSearchParams[] = [];
+  let tokenCalls = 0;
 
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const configuration: Configuration = {
@@ -87,6 +90,7 @@ export async function startUpstreamOidc(clients: readonly UpstreamClient[]): Pro
   server.on('request', (req, res) => {
     const url = new URL(req.url ?? '/', issuer);
     if (url.pathname === '/auth') requests.push(url.searchParams);
+    if (url.pathname === '/token') tokenCalls++;
     if (!url.pathname.startsWith('/interaction/')) return callback(req, res);
     // The login and consent screens: the person signs in as `next` and allows what was asked.
     void (async () => {
@@ -128,6 +132,7 @@ export async function startUpstreamOidc(clients: readonly UpstreamClient[]): Pro
     issuer,
     provider,
     requests,
+    tokenRequests: () => tokenCalls,
     signInAs(account) {
       next = account;
     },
