@@ -4,8 +4,8 @@ import { parseEnv } from 'node:util';
 import { appKey } from './config/app-key.ts';
 import { type AuthCacheMode, authCacheMode } from './config/auth-cache.ts';
 import { DEFAULT_DATABASE, parseDatabaseUrl } from './config/database-url.ts';
-import { type OidcConfig, oidcConfig } from './config/oidc.ts';
 import { type LoginProviderConfig, loginProviders } from './config/login-providers.ts';
+import { type OidcConfig, oidcConfig } from './config/oidc.ts';
 import { type OperationsConfig, operationsConfig } from './config/operations.ts';
 import {
   boolean,

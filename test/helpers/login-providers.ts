@@ -138,7 +138,12 @@ export async function accountsState(t: TestApp) {
   const events = await t.db
     .selectFrom('audit_log')
     .select('event')
-    .where('event', 'in', ['login.succeeded', 'identity.linked', 'user.registered', 'login.two_factor_challenged'])
+    .where('event', 'in', [
+      'login.succeeded',
+      'identity.linked',
+      'user.registered',
+      'login.two_factor_challenged',
+    ])
     .execute();
   return {
     users: await count('users'),
@@ -159,7 +164,10 @@ export async function latestMail(t: TestApp, email: string, kind: string) {
       .orderBy('id', 'desc')
       .executeTakeFirst();
     if (row !== undefined)
-      return JSON.parse(createPayloadCipher(t.config.appKey).open(row.payload)) as { subject: string; text: string };
+      return JSON.parse(createPayloadCipher(t.config.appKey).open(row.payload)) as {
+        subject: string;
+        text: string;
+      };
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return null;
@@ -174,13 +182,20 @@ export async function auditOf(t: TestApp, event: string, userId: number) {
     .where('subject_id', '=', userId)
     .orderBy('id')
     .execute();
-  return rows.map((row) => ({ actor: row.actor_id, details: row.details === null ? {} : JSON.parse(row.details) }));
+  return rows.map((row) => ({
+    actor: row.actor_id,
+    details: row.details === null ? {} : JSON.parse(row.details),
+  }));
 }
 
 /** The values this browser's web session row holds (its `data`), or null without a row. */
 export async function sessionValues(t: TestApp, browser: Browser): Promise<Record<string, unknown> | null> {
   const id = browser.cookies.get('gatehouse_session');
   if (id === undefined) return null;
-  const row = await t.db.selectFrom('sessions').select('data').where('id', '=', sessionKey(id)).executeTakeFirst();
+  const row = await t.db
+    .selectFrom('sessions')
+    .select('data')
+    .where('id', '=', sessionKey(id))
+    .executeTakeFirst();
   return row === undefined ? null : (JSON.parse(row.data) as Record<string, unknown>);
 }

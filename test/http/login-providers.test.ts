@@ -3,8 +3,7 @@ import { after, before, test } from 'node:test';
 import { LOGIN_METHOD_KEY } from '../../src/auth/login/login-method.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { NO_PASSWORD } from '../../src/users/user.ts';
-import { signedInBrowser } from '../helpers/account.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeEachDialect } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import {
   accountsState,
@@ -356,7 +355,10 @@ await describeEachDialect(
       assert.equal(failureOf(bare), 'failed');
       // No free text reaches the page: an unknown reason or provider shows nothing.
       for (const query of ['sign_in_error=%3Cb%3Ex&provider=acme', 'sign_in_error=denied&provider=evil'])
-        assert.doesNotMatch((await t.app.inject({ url: `/login?${query}` })).body, /class="notice" role="alert"/);
+        assert.doesNotMatch(
+          (await t.app.inject({ url: `/login?${query}` })).body,
+          /class="notice" role="alert"/,
+        );
       const after = await accountsState(t);
       assert.equal(after.identities, before.identities + 1, 'only the one sign-in that succeeded');
     });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { oauthRoutes } from '../oauth/index.ts';
 import { identityRoutes } from '../identities/index.ts';
+import { oauthRoutes } from '../oauth/index.ts';
 import { accountRoutes } from './account/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
