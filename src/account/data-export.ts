@@ -5,6 +5,7 @@ import { allRememberTokensOfUser } from '../auth/remember-me/remember-tokens.rep
 import { listSessionsOfUser } from '../auth/sessions/sessions.repository.ts';
 import { type AccessTokenSettings, listAccessTokens, tokenFacts } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
+import { listIdentityRows } from '../identities/identities.repository.ts';
 import { listPasskeys } from '../passkeys/passkeys.repository.ts';
 import { listPostsOfUser } from '../posts/posts.repository.ts';
 import { findTwoFactorRow } from '../two-factor/two-factor.repository.ts';
@@ -148,6 +149,21 @@ const passkeys: ExportPart = {
   },
 };
 
+// The provider, its subject id (what the provider calls the person) and the address it gave.
+const linkedAccounts: ExportPart = {
+  name: 'linked_accounts',
+  async collect({ db }, userId) {
+    return (await listIdentityRows(db, userId)).map((identity) => ({
+      provider: identity.provider,
+      subject: identity.subject,
+      email: identity.email,
+      email_verified: identity.email_verified === 1,
+      created_at: iso(identity.created_at),
+      last_used_at: iso(identity.last_used_at),
+    }));
+  },
+};
+
 const posts: ExportPart = {
   name: 'posts',
   async collect({ db }, userId) {
@@ -170,6 +186,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   apiTokens,
   twoFactor,
   passkeys,
+  linkedAccounts,
   passwordReset,
   auditEvents,
   posts,

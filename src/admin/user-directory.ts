@@ -5,6 +5,7 @@ import {
   listAccessTokens,
 } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
+import { type IdentitySummary, listIdentities } from '../identities/identities.repository.ts';
 import { toUser, type User } from '../users/user.ts';
 import { findUserById } from '../users/users.repository.ts';
 import { type AuditEntry, listAuditEntries } from './audit-log.ts';
@@ -37,6 +38,8 @@ export interface UserDetail {
   readonly sessions: readonly Session[];
   readonly activity: readonly AuditEntry[];
   readonly activityTotal: number;
+  /** Accounts at other providers linked for signing in (docs/guides/login-providers.md). */
+  readonly linkedAccounts: readonly IdentitySummary[];
 }
 
 export interface UserDetailSettings {
@@ -53,10 +56,11 @@ export async function loadUserDetail(
 ): Promise<UserDetail | null> {
   const row = await findUserById(db, userId);
   if (row === undefined) return null;
-  const [tokenList, sessions, activity] = await Promise.all([
+  const [tokenList, sessions, activity, linkedAccounts] = await Promise.all([
     listAccessTokens(db, settings.tokens, userId),
     listLiveSessions(db, userId, 'web', settings.webSessions, now),
     listAuditEntries(db, { userId, limit: 10, offset: 0 }),
+    listIdentities(db, userId),
   ]);
   return {
     user: toUser(row),
@@ -64,5 +68,6 @@ export async function loadUserDetail(
     sessions,
     activity: activity.entries,
     activityTotal: activity.total,
+    linkedAccounts,
   };
 }

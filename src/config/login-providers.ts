@@ -99,7 +99,7 @@ function provider(read: Reader, name: string): LoginProviderConfig {
   const scopes = perProvider('SCOPES');
   const issuer = perProvider('ISSUER');
   if (name === 'github') {
-    const webUrl = secureUrl('GITHUB_URL', read('GITHUB_URL') ?? GITHUB_DOT_COM);
+    const webUrl = secureUrl('GITHUB_URL', read('GITHUB_URL') ?? GITHUB_DOT_COM).replace(/\/+$/, '');
     return {
       ...base,
       kind: 'github',
@@ -153,7 +153,8 @@ const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
 /**
  * An issuer or GitHub URL: https, or http on loopback only (a provider run beside Gatehouse for a test
  * or a demo). Anything else would send the authorization code and the client secret in the clear.
- * Taken as written minus a trailing slash: an issuer identifier is compared character for character.
+ * Taken as written: an issuer identifier is compared character for character with the discovery
+ * document's and the ID token's `iss` (some providers' end in a slash).
  */
 function secureUrl(variable: string, raw: string): string {
   let parsed: URL;
@@ -171,5 +172,5 @@ function secureUrl(variable: string, raw: string): string {
   }
   if (parsed.username !== '' || parsed.password !== '')
     throw new ConfigError(variable, 'must not hold credentials');
-  return `${parsed.origin}${parsed.pathname.replace(/\/+$/, '')}`;
+  return raw;
 }

@@ -41,6 +41,11 @@ export async function listIdentities(db: Db, userId: number): Promise<IdentitySu
   }));
 }
 
+/** A user's identity rows, oldest first (the data export picks its fields from them). */
+export function listIdentityRows(db: Db, userId: number): Promise<IdentityRow[]> {
+  return db.selectFrom('identities').selectAll().where('user_id', '=', userId).orderBy('id').execute();
+}
+
 /**
  * Links an identity. The unique indexes decide between concurrent links: an identity already linked
  * (to anyone) or a second identity of one provider for the user fails as a unique violation.

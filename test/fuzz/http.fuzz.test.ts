@@ -89,6 +89,7 @@ async function snapshot(fuzz: TestApp): Promise<Snapshot> {
       (select count(*) from mail_outbox) as mail_outbox,
       (select count(*) from passkeys) as passkeys,
       (select count(*) from passkey_challenges) as passkey_challenges,
+      (select count(*) from identities) as identities,
       (select count(*) from webhook_events) as webhook_events,
       (select count(*) from webhook_outbox) as webhook_outbox,
       (select coalesce(max(id), 0) from audit_log) as audit,
@@ -116,6 +117,15 @@ for (const { name: dialect, skip } of await availableDialects()) {
           METRICS_TOKEN,
           WEBHOOK_URLS: 'http://127.0.0.1:9/hooks',
           WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 3).toString('base64')}`,
+          // Login providers nobody answers for (the discard port): /auth/{provider} and its callback
+          // answer every request without reaching a provider, a GitHub one and an OpenID one.
+          LOGIN_PROVIDERS: 'github,acme',
+          GITHUB_CLIENT_ID: 'fuzz-github',
+          GITHUB_CLIENT_SECRET: 'fuzz-github-secret',
+          GITHUB_URL: 'http://127.0.0.1:9',
+          ACME_CLIENT_ID: 'fuzz-acme',
+          ACME_CLIENT_SECRET: 'fuzz-acme-secret',
+          ACME_ISSUER: 'http://127.0.0.1:9/acme',
         },
       });
       routes = parseRoutes(fuzz.app.printRoutes({ commonPrefix: false }));

@@ -306,6 +306,9 @@ const param: fc.Arbitrary<string> = fc.oneof(
     '{userId}',
     '{adminId}',
     '{tokenId}',
+    // Login providers the fuzzed app configures (/auth/{provider}).
+    'github',
+    'acme',
     '1',
     '0',
     '-1',
@@ -330,6 +333,15 @@ const QUERY_KEYS = [
   'page',
   'name',
   'redirect',
+  // /auth/{provider} and its callback, /login's sign-in failure.
+  'link',
+  'remember',
+  'code',
+  'state',
+  'iss',
+  'error',
+  'sign_in_error',
+  'provider',
   '__proto__',
   'a[]',
 ];

@@ -1,3 +1,4 @@
+import { after } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { createPayloadCipher } from '../../src/mail/payload-cipher.ts';
@@ -20,6 +21,22 @@ export interface Upstreams {
   /** The environment that configures all four in Gatehouse. */
   readonly env: Record<string, string>;
   stop(): Promise<void>;
+}
+
+let serial = 0;
+
+/** A person nobody used before in this run: a subject and an address, and a number for ids. */
+export function fresh(label: string) {
+  serial++;
+  const stamp = Date.now();
+  return { n: serial, sub: `${label}-${serial}-${stamp}`, email: `${label}${serial}.${stamp}@example.com` };
+}
+
+/** The upstream providers for the tests of one file, stopped after them. */
+export async function upstreamsForThisFile(): Promise<Upstreams> {
+  const upstreams = await startUpstreams();
+  after(() => upstreams.stop());
+  return upstreams;
 }
 
 export async function startUpstreams(appUrl = TEST_APP_URL): Promise<Upstreams> {

@@ -83,6 +83,7 @@ await describeEachDialect(
         'api_tokens',
         'two_factor',
         'passkeys',
+        'linked_accounts',
         'password_reset',
         'audit_events',
         'posts',

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { LOGIN_METHOD_KEY } from '../../src/auth/login/login-method.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { NO_PASSWORD } from '../../src/users/user.ts';
@@ -9,11 +9,12 @@ import {
   accountsState,
   auditOf,
   failureOf,
+  fresh,
   latestMail,
   sessionValues,
   signedInAs,
   signInThrough,
-  startUpstreams,
+  upstreamsForThisFile,
 } from '../helpers/login-providers.ts';
 import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 
@@ -23,15 +24,8 @@ import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
  * NAME_ISSUER pointing at it), and a GitHub stand-in speaking GitHub's OAuth and REST routes. The
  * linking rules one by one; the takeover attempts are test/security/login-provider-takeover.test.ts.
  */
-const up = await startUpstreams();
-after(() => up.stop());
+const up = await upstreamsForThisFile();
 const clock = fakeClock(midStep());
-let serial = 0;
-/** A subject and address nobody used before in this run. */
-const fresh = (label: string) => {
-  serial++;
-  return { sub: `${label}-${serial}-${Date.now()}`, email: `${label}${serial}.${Date.now()}@example.com` };
-};
 
 await describeEachDialect(
   'sign in with other providers',
@@ -277,8 +271,8 @@ await describeEachDialect(
       const t = ctx();
       const who = fresh('octo');
       up.github.signInAs({
-        id: 9_000_000 + serial,
-        login: `octo${serial}`,
+        id: 9_000_000 + who.n,
+        login: `octo${who.n}`,
         name: null,
         emails: [
           { email: `other.${who.email}`, primary: false, verified: true },
@@ -295,7 +289,7 @@ await describeEachDialect(
         .selectFrom('identities')
         .selectAll()
         .where('provider', '=', 'github')
-        .where('subject', '=', String(9_000_000 + serial))
+        .where('subject', '=', String(9_000_000 + who.n))
         .executeTakeFirstOrThrow();
       assert.equal(identity.email, who.email);
       const user = await t.db
@@ -304,13 +298,13 @@ await describeEachDialect(
         .where('id', '=', identity.user_id)
         .executeTakeFirstOrThrow();
       assert.equal(user.email, who.email);
-      assert.equal(user.name, `octo${serial}`, 'no name: the login');
+      assert.equal(user.name, `octo${who.n}`, 'no name: the login');
       assert.notEqual(user.email_verified_at, null);
 
       // A primary address GitHub has not verified makes an unverified account.
       const other = fresh('octo-unverified');
       up.github.signInAs({
-        id: 8_000_000 + serial,
+        id: 8_000_000 + other.n,
         login: 'x',
         emails: [{ email: other.email, primary: true, verified: false }],
       });

@@ -34,6 +34,7 @@ const NOT_JSON = new Set([
   'GET /assets/app.css',
   'GET /assets/app.js',
   'GET /assets/passkeys.js',
+  'GET /assets/login-providers.js',
   'GET /favicon.svg',
   'GET /favicon.ico',
   'GET /email/cancel-change/:id/:hash',

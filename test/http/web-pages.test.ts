@@ -31,7 +31,7 @@ function assertHtmlSecurityHeaders(response: LightMyRequestResponse, label: stri
   // Scripts only as files from our own origin (the CSP allows nothing inline).
   assert.doesNotMatch(
     response.body,
-    /<script(?! src="\/assets\/[a-z]+\.js" defer><\/script>)|style="/,
+    /<script(?! src="\/assets\/[a-z-]+\.js" defer><\/script>)|style="/,
     `${label}: no inline script or style`,
   );
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { fakeClock, MINUTE } from '../../src/lib/clock.ts';
 import { signedInBrowser } from '../helpers/account.ts';
 import { describeEachDialect, type TestApp } from '../helpers/app.ts';
@@ -7,12 +7,13 @@ import { Browser } from '../helpers/browser-session.ts';
 import {
   accountsState,
   failureOf,
+  fresh,
   openCallback,
   signedInAs,
   signInThrough,
-  startUpstreams,
+  upstreamsForThisFile,
 } from '../helpers/login-providers.ts';
-import { midStep } from '../helpers/two-factor.ts';
+import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 import { throughProvider } from '../helpers/upstream-oidc.ts';
 
 /**
@@ -24,14 +25,8 @@ import { throughProvider } from '../helpers/upstream-oidc.ts';
  * (Auth.js GHSA-x445-f3h2-j279), ignores the RFC 9207 `iss` (mix-up), the nonce, or the attempt's age.
  * After every attack: nobody is signed in, no identity is linked, no account is made.
  */
-const up = await startUpstreams();
-after(() => up.stop());
+const up = await upstreamsForThisFile();
 const clock = fakeClock(midStep());
-let serial = 0;
-const fresh = (label: string) => {
-  serial++;
-  return { sub: `${label}-${serial}-${Date.now()}`, email: `${label}${serial}.${Date.now()}@example.com` };
-};
 
 /** Runs `attack` and asserts that it changed nothing and signed nobody in. */
 async function changesNothing(t: TestApp, attack: () => Promise<Browser | undefined>) {
@@ -263,6 +258,44 @@ await describeEachDialect(
         .where('subject', '=', who.sub)
         .executeTakeFirstOrThrow();
       assert.equal(identity.user_id, ownerId);
+    });
+
+    test('a provider sign-in starts clean: no password confirmation, pending two-factor login or intended URL of the user before', async () => {
+      const t = ctx();
+      const who = fresh('victim');
+      up.acme.signInAs({ sub: who.sub, email: who.email, email_verified: true });
+      const victimBrowser = new Browser(t.app);
+      await signInThrough(victimBrowser, 'acme');
+      const victimId = (await signedInAs(victimBrowser))!;
+
+      // Mallory, signed in, asks for a page only she was going to (remembered for her), confirms her
+      // password, then signs in as the victim's provider account in that browser.
+      const { user: mallory, browser } = await signedInBrowser(t);
+      assert.equal((await browser.get('/user/export')).headers.location, '/user/confirm-password');
+      assert.equal(
+        (await browser.postJson('/user/confirm-password', { password: mallory.password })).statusCode,
+        204,
+      );
+      const trip = await signInThrough(browser, 'acme');
+      assert.equal(trip.finish?.headers.location, '/dashboard', 'not where Mallory was going');
+      assert.equal(await signedInAs(browser), victimId, 'a switch of user');
+      const status = await browser.get('/user/confirmed-password-status', { accept: 'application/json' });
+      assert.deepEqual(status.json(), { confirmed: false }, 'Mallory’s confirmation did not carry over');
+      assert.equal((await browser.get('/user/export', { accept: 'application/json' })).statusCode, 423);
+
+      // A sign-in that still owes a second factor signs out whoever was signed in.
+      const enrolled = await enableTwoFactor(t, { id: victimId, email: who.email });
+      clock.advance(30_000);
+      const other = await signedInBrowser(t);
+      const owed = await signInThrough(other.browser, 'acme');
+      assert.equal(owed.finish?.headers.location, '/two-factor-challenge');
+      assert.equal(await signedInAs(other.browser), null, 'the previous user is signed out');
+      await other.browser.get('/two-factor-challenge');
+      assert.equal(
+        (await other.browser.post('/two-factor-challenge', { code: enrolled.code() })).statusCode,
+        302,
+      );
+      assert.equal(await signedInAs(other.browser), victimId);
     });
   },
   { env: up.env, overrides: { clock } },

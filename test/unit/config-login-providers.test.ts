@@ -95,7 +95,8 @@ describe('LOGIN_PROVIDERS', () => {
       ACME_SCOPES: 'email, profile',
       ACME_TRUST_EMAIL: 'yes',
     });
-    assert.equal(acme?.kind === 'openid' && acme.issuer, 'https://id.acme.test/realms/staff');
+    // As written, trailing slash included: the discovery document's issuer must equal it exactly.
+    assert.equal(acme?.kind === 'openid' && acme.issuer, 'https://id.acme.test/realms/staff/');
     assert.equal(acme?.label, 'Acme staff');
     assert.deepEqual(acme?.scopes, ['openid', 'email', 'profile']);
     assert.equal(acme?.trustEmail, true);

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../../lib/validation.ts';
+import { identityPaths } from '../identities/openapi.ts';
 import { OAUTH_SCHEMAS, oauthPaths } from '../oauth/openapi.ts';
 import { type Op, operation } from './operation.ts';
 import { accountPaths } from './paths/account.ts';
@@ -34,6 +35,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     adminPaths,
     opsPaths,
     oauthPaths,
+    identityPaths,
   ];
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const area of areas) {

@@ -46,9 +46,9 @@ export function signInFailureAlert(request: FastifyRequest): Html {
  * document could not be read has no button until it can). Plain links: /assets/login-providers.js adds
  * `remember=1` when "Remember me" is ticked on the same page.
  */
-export function providerButtons(request: FastifyRequest): Html {
+export function providerButtons(request: FastifyRequest): Html | null {
   const providers = request.server.services.identities.providers.available;
-  if (providers.length === 0) return html``;
+  if (providers.length === 0) return null;
   const t = request.t;
   return html`<div class="login-providers">
     <p class="divider"><span>${t('passkeys.or')}</span></p>

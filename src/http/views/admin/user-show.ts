@@ -158,8 +158,18 @@ function factsSection(request: FastifyRequest, ctx: UserPageContext): Html {
     <div><dt>${t('admin.user.language')}</dt><dd>${user.locale.toUpperCase()}</dd></div>
     <div><dt>${t('admin.user.created')}</dt><dd>${dateTime(request, user.createdAt)}</dd></div>
     <div><dt>${t('admin.user.updated')}</dt><dd>${dateTime(request, user.updatedAt)}</dd></div>
+    <div><dt>${t('admin.user.linked_accounts')}</dt><dd>${linkedAccounts(request, ctx)}</dd></div>
   </dl>
 </section>`;
+}
+
+/** Each provider the user signs in with (docs/guides/login-providers.md) and the address it gave. */
+function linkedAccounts(request: FastifyRequest, ctx: UserPageContext): Html {
+  const linked = ctx.detail.linkedAccounts;
+  if (linked.length === 0)
+    return html`<span class="muted">${request.t('admin.user.no_linked_accounts')}</span>`;
+  const { identities } = request.server.services;
+  return html`${linked.map((identity, i) => html`${i > 0 ? html`<br>` : ''}${identities.labelOf(identity.provider)}${identity.email === null ? '' : html` <span class="muted small wrap">${identity.email}</span>`}`)}`;
 }
 
 function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {

@@ -21,7 +21,7 @@ export interface LoginPageOptions {
    */
   passkeys?: boolean;
   /** "Continue with …" for each login provider (docs/guides/login-providers.md), under the form. */
-  providers?: Html;
+  providers?: Html | null;
   /** Why a sign-in at a provider came back here (an alert above the form). */
   alert?: Html;
 }

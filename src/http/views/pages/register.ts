@@ -30,7 +30,7 @@ export function registerPage(request: FastifyRequest, state: FormState, csrfToke
       <button type="submit" class="button block">${t('pages.register')}</button>
     </div>
   </form>
-  ${providerButtons(request)}
+  ${providerButtons(request) ?? ''}
   <p class="links">${t('pages.already_registered')} <a href="/login">${t('pages.log_in')}</a></p>
 </section>`,
   });
