@@ -34,6 +34,7 @@ import { createMetrics } from './metrics/metrics.ts';
 import { clientFinder } from './oauth/clients.ts';
 import { grantFinder } from './oauth/grants.ts';
 import { createOauth } from './oauth/oauth.service.ts';
+import { oauthTokenGuardDriver } from './oauth/token-guard.ts';
 import { countPending } from './outbox/leased-rows.ts';
 import type { OutboxSettings } from './outbox/retry.ts';
 import { createPasskeyService } from './passkeys/passkeys.service.ts';
@@ -142,7 +143,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     mailing,
     lookups,
     findTokenByHash: tokenByHashFinder(db, accessTokenSettings(config)),
-    guardDrivers: overrides.guardDrivers,
+    guardDrivers: { oauth_token: oauthTokenGuardDriver(oauth.verifyAccessToken), ...overrides.guardDrivers },
     providerDrivers: overrides.providerDrivers,
     metrics,
   });

@@ -42,6 +42,8 @@ export function authConfig(config: Config): AuthConfig {
       },
       api: { driver: 'token', provider: 'users' },
       sanctum: { driver: 'sanctum', provider: 'users', session: 'web', pathPrefix: '/api' },
+      // JWT access tokens of the OpenID Connect provider (src/oauth/token-guard.ts).
+      oauth: { driver: 'oauth_token', provider: 'users' },
     },
     providers: {
       users: { driver: 'database' },
@@ -55,3 +57,10 @@ export function authConfig(config: Config): AuthConfig {
  * session cookie for stateful front ends and otherwise the bearer token.
  */
 export const API_GUARDS: readonly string[] = ['sanctum'];
+
+/**
+ * The guards of the API routes an OpenID Connect client may call with its access token (GET /api/user,
+ * the posts): `API_GUARDS`, then `oauth`. Token management (/api/tokens) is the user's own, not a
+ * client's: it keeps API_GUARDS alone.
+ */
+export const API_GUARDS_WITH_OAUTH: readonly string[] = [...API_GUARDS, 'oauth'];

@@ -35,6 +35,8 @@ export interface CompletedLogin {
   readonly twoFactorOwed?: boolean;
   /** A status line for the page the login lands on (how many recovery codes are left). */
   readonly notice?: string;
+  /** A `passkey` proof's key and user verification (passkeys/authentication.ts): the provider's amr. */
+  readonly passkey?: LoginMethod['passkey'];
 }
 
 /** Where each guard's two-factor challenge lives (docs/guides/two-factor.md). */
@@ -56,7 +58,11 @@ export async function completeLogin(
 ): Promise<FastifyReply> {
   const session = await request.sessionOf(login.guard).load();
   const now = request.server.services.clock.now();
-  const first = { proof: login.proof, ...(login.provider === undefined ? {} : { provider: login.provider }) };
+  const first = {
+    proof: login.proof,
+    ...(login.provider === undefined ? {} : { provider: login.provider }),
+    ...(login.passkey === undefined ? {} : { passkey: login.passkey }),
+  };
   if (login.secondFactor !== true && login.twoFactorOwed) {
     // Not logged in yet: the session stays a guest's (no user id, so no guard lets it in) and holds
     // the pending login (5 minutes, this browser only, the remember flag and the first proof kept); the

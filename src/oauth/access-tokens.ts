@@ -15,7 +15,10 @@ export interface OauthAccess {
   readonly abilities: readonly string[];
   readonly jti: string;
   /** Epoch seconds. */
+  readonly issuedAt: number;
   readonly expiresAt: number;
+  /** The token's audience (Gatehouse) and issuer, for introspection. */
+  readonly audience: string;
 }
 
 export interface AccessTokenDeps {
@@ -96,7 +99,9 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
       scopes,
       abilities: scopes.filter((scope) => api.has(scope)),
       jti: String(payload.jti),
+      issuedAt: payload.iat ?? 0,
       expiresAt: payload.exp ?? 0,
+      audience: deps.audience,
     };
   };
 }

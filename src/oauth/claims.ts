@@ -27,10 +27,10 @@ export const CLAIM_SOURCES: readonly ClaimSource[] = [
 /** oidc-provider's `claims` setting: each scope's claim names (and the claims any token may carry). */
 export function claimsByScope(sources: readonly ClaimSource[]): Record<string, string[] | null> {
   return {
-    openid: ['sub'],
+    // How and when the person signed in go into every ID token (the library picks them from the
+    // code's session, never from userinfo's account claims, which hold neither).
+    openid: ['sub', 'auth_time', 'amr'],
     sid: null,
-    auth_time: null,
-    amr: null,
     acr: null,
     iss: null,
     ...Object.fromEntries(sources.map((source) => [source.scope, [...source.claims]])),

@@ -2,6 +2,7 @@ import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
 import { findGrantRow } from './grants.repository.ts';
+import { destroyGrants } from './models.repository.ts';
 
 /** What a JWT access token's grant says now: whose it is and for which client; null once revoked. */
 export interface LiveGrant {
@@ -23,4 +24,9 @@ export function grantFinder(db: Db, clock: Clock): FindGrant {
     if (row === undefined || row.account_id === null || row.client_id === null) return null;
     return { accountId: row.account_id, clientId: row.client_id };
   };
+}
+
+/** Revokes a grant: it and every code, refresh token and session link issued from it go. */
+export async function revokeGrant(db: Db, grantId: string): Promise<void> {
+  await destroyGrants(db, [sha256Hex(grantId)]);
 }

@@ -102,11 +102,11 @@ export function sessionsBoundTo(db: Db, binding: string): Promise<OauthModelRow[
     .execute();
 }
 
-/** Moves a provider session to the Gatehouse session that replaced its own (the same user's). */
-export async function rebindSession(db: Db, idHash: string, binding: string): Promise<void> {
+/** A provider session's new payload and the Gatehouse session it now follows. */
+export async function updateSession(db: Db, idHash: string, payload: string, binding: string): Promise<void> {
   await db
     .updateTable('oauth_models')
-    .set({ session_binding: binding })
+    .set({ payload, session_binding: binding })
     .where('kind', '=', 'Session')
     .where('id_hash', '=', idHash)
     .execute();

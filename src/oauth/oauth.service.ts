@@ -1,4 +1,4 @@
-import type { Adapter, Configuration } from 'oidc-provider';
+import type { Adapter, Configuration, KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import type { AuditContext } from '../audit/audit.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/schema.ts';
@@ -6,14 +6,19 @@ import type { Clock } from '../lib/clock.ts';
 import type { FindUser } from '../users/user-provider.ts';
 import { accessTokenVerifier, GRANT_CLAIM } from './access-tokens.ts';
 import { accountFinder } from './accounts.ts';
+import { jwtAccessTokens, registeredClients } from './adapters.ts';
 import { clientMetadata } from './client-metadata.ts';
 import { createClients, type OauthClient } from './clients.ts';
+import { createConsents, grantScopes } from './consents.ts';
+import { grantLoader } from './grant-loader.ts';
 import type { FindGrant } from './grants.ts';
+import { revokeGrant } from './grants.ts';
 import { KeyRing } from './key-ring.ts';
 import type { OidcLibrary } from './library.ts';
 import type { OauthModelRow } from './models.table.ts';
 import type { ProviderPages, ProviderPolicy } from './provider-config.ts';
 import { type ProviderEvents, ProviderHost } from './provider-host.ts';
+import { followGatehouseSession, type GatehouseSession } from './provider-sessions.ts';
 import { recordRefreshTokenReuse } from './replays.ts';
 import { scopeCatalogue } from './scopes.ts';
 import { signingKeys } from './signing-keys.ts';
@@ -40,6 +45,14 @@ export interface ProviderMount extends ProviderEvents {
   readonly sessionBinding: () => string | null;
   /** A code or refresh token won by a concurrent request (storage-adapter.ts). */
   readonly onRaceLost: (row: OauthModelRow) => Promise<void>;
+  /** Who is acting in a provider request, for the audit trail. */
+  readonly audit: (ctx: KoaContextWithOIDC) => AuditContext;
+}
+
+/** What an interaction asked for, as the consent's Allow needs it (the library's Interaction). */
+export interface ConsentRequest {
+  readonly grantId?: string | undefined;
+  readonly params: { readonly client_id?: unknown; readonly scope?: unknown };
 }
 
 /**
@@ -61,6 +74,9 @@ export function createOauth(deps: OauthDeps) {
   });
   const keyRing = new KeyRing(keys, clock);
   const clients = createClients({ db, scopes });
+  const consents = createConsents({ db, scopes, audience });
+  const sessionTtlSeconds =
+    Math.max(config.sessionAbsoluteLifetimeMinutes, config.rememberLifetimeMinutes) * 60;
   const verifyAccessToken = accessTokenVerifier({
     keyRing,
     findGrant: deps.findGrant,
@@ -73,33 +89,18 @@ export function createOauth(deps: OauthDeps) {
   const adapter =
     (mount: ProviderMount) =>
     (name: string): Adapter => {
-      if (name !== 'Client') {
-        return createStorageAdapter(
-          {
-            db,
-            clock,
-            sessionBinding: mount.sessionBinding,
-            onRaceLost: mount.onRaceLost,
-            invalidGrant: (description) => new mount.library.errors.InvalidGrant(description),
-          },
-          name,
-        );
-      }
-      const refuse = async () => {
-        throw new Error('clients are registered with the CLI or the panel');
-      };
-      return {
-        async find(clientId) {
-          const client = await deps.findClient(clientId);
-          return client === null ? undefined : clientMetadata(client);
+      const stored = createStorageAdapter(
+        {
+          db,
+          clock,
+          sessionBinding: mount.sessionBinding,
+          onRaceLost: mount.onRaceLost,
+          invalidGrant: (description) => new mount.library.errors.InvalidGrant(description),
         },
-        upsert: refuse,
-        findByUid: refuse,
-        findByUserCode: refuse,
-        consume: refuse,
-        destroy: refuse,
-        revokeByGrantId: refuse,
-      };
+        name,
+      );
+      if (name === 'AccessToken') return jwtAccessTokens(stored, verifyAccessToken);
+      return name === 'Client' ? registeredClients(deps.findClient) : stored;
     };
 
   const extraTokenClaims: NonNullable<Configuration['extraTokenClaims']> = (_ctx, token) =>
@@ -114,10 +115,10 @@ export function createOauth(deps: OauthDeps) {
     secureCookies: config.oidc.issuer.startsWith('https:'),
     scopes,
     audience,
-    sessionTtlSeconds: Math.max(config.sessionAbsoluteLifetimeMinutes, config.rememberLifetimeMinutes) * 60,
+    sessionTtlSeconds,
     adapter: adapter(mount),
     findAccount: accountFinder(deps.findUser),
-    loadExistingGrant: defaultGrantLoader,
+    loadExistingGrant: grantLoader({ consents, scopes, audience, audit: mount.audit }),
     extraTokenClaims,
     pages: mount.pages,
   });
@@ -128,6 +129,60 @@ export function createOauth(deps: OauthDeps) {
     clients,
     keys,
     keyRing,
+    consents,
+    /**
+     * The consent screen's Allow: the interaction's grant (or a new one) gets the requested scopes,
+     * and the consent is remembered for the next sessions. The grant's id, for the interaction result.
+     */
+    async allow(
+      provider: Provider,
+      request: ConsentRequest,
+      userId: number,
+      audit: AuditContext,
+    ): Promise<string> {
+      const clientId = String(request.params.client_id ?? '');
+      const requested = String(request.params.scope ?? '')
+        .split(' ')
+        .filter(Boolean);
+      const existing = request.grantId ? await provider.Grant.find(request.grantId) : undefined;
+      const grant = existing ?? new provider.Grant({ accountId: String(userId), clientId });
+      grantScopes(grant, requested, scopes, audience);
+      const grantId = await grant.save();
+      await consents.remember(userId, clientId, requested, audit);
+      return grantId;
+    },
+    /** The provider session a browser may present, given its Gatehouse session (provider-sessions.ts). */
+    followSession: (presentedId: string | null, gatehouse: GatehouseSession | null) =>
+      followGatehouseSession({ db, clock, ttlSeconds: sessionTtlSeconds }, presentedId, gatehouse),
+    /**
+     * RFC 7662 for one of our JWT access tokens (the library introspects only what it stores): active
+     * when it verifies, its grant is alive and the asking client is its own.
+     */
+    async introspectJwt(token: string, clientId: string): Promise<Record<string, unknown>> {
+      const access = await verifyAccessToken(token);
+      if (access === null || access.clientId !== clientId) return { active: false };
+      return {
+        active: true,
+        sub: String(access.userId),
+        client_id: access.clientId,
+        scope: access.scopes.join(' '),
+        exp: access.expiresAt,
+        iat: access.issuedAt,
+        iss: config.oidc.issuer,
+        aud: access.audience,
+        jti: access.jti,
+        token_type: 'Bearer',
+      };
+    },
+    /**
+     * RFC 7009 for one of our JWT access tokens: a JWT cannot be revoked alone, so its grant is (§2.1
+     * allows revoking related tokens) — the client's refresh token and every access token of that
+     * authorization stop working at once. Another client's token, or no token of ours: nothing happens.
+     */
+    async revokeJwt(token: string, clientId: string): Promise<void> {
+      const access = await verifyAccessToken(token);
+      if (access !== null && access.clientId === clientId) await revokeGrant(db, access.grantId);
+    },
     /** The JWT access token check of Gatehouse's own API (the `oauth` guard). */
     verifyAccessToken,
     /** A rotated refresh token presented again: its grant is gone; the audit trail hears of it. */
@@ -139,10 +194,3 @@ export function createOauth(deps: OauthDeps) {
 }
 
 export type Oauth = ReturnType<typeof createOauth>;
-
-/** The library's own rule until consents arrive: the grant this session already holds for the client. */
-const defaultGrantLoader: NonNullable<Configuration['loadExistingGrant']> = async (ctx) => {
-  const grantId =
-    ctx.oidc.result?.consent?.grantId ?? ctx.oidc.session?.grantIdFor(ctx.oidc.client!.clientId);
-  return grantId ? ctx.oidc.provider.Grant.find(grantId) : undefined;
-};

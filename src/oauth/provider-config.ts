@@ -153,8 +153,16 @@ export function providerConfiguration(
           };
         },
       },
-      introspection: { enabled: true },
-      revocation: { enabled: true },
+      // A client learns about, and revokes, its own tokens only; anything else is simply inactive, and
+      // revoking it is a 200 that does nothing (RFC 7009 §2.2), never an error that confirms it exists.
+      introspection: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
+      revocation: {
+        enabled: true,
+        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+      },
       userinfo: { enabled: true },
       rpInitiatedLogout: {
         enabled: true,

@@ -48,6 +48,9 @@ export class ProviderHost {
     provider.Client.prototype.compareClientSecret = function compareClientSecret(actual: string) {
       return typeof this.clientSecret === 'string' && sha256Matches(actual, this.clientSecret);
     };
+    // `sid` in every ID token (docs/guides/oidc-provider.md "Tokens"), not only for clients with
+    // back-channel logout: a relying party matches a later logout to the session it signed in with.
+    provider.Client.prototype.includeSid = () => true;
     // The forwarded headers are rewritten by the HTTP layer from what Fastify decided (TRUST_PROXY):
     // the library reads the client's address and scheme from them and nothing else.
     provider.proxy = true;

@@ -44,6 +44,12 @@ export type PasskeyLoginResult =
        * has two-factor on: the passkey stands in for the password, and the second factor is still owed.
        */
       readonly twoFactorOwed: boolean;
+      /**
+       * The kind of key (`hwk` bound to one device, `swk` synced: its private key leaves the device,
+       * RFC 8176) and whether the device verified the person (PIN or biometric): the OpenID provider's
+       * `amr` (auth/login/login-method.ts).
+       */
+      readonly passkey: { readonly kind: 'hwk' | 'swk'; readonly userVerified: boolean };
     }
   | { readonly status: 'failed' };
 
@@ -104,7 +110,7 @@ export async function verifyPasskeyLogin(
   }
   if (!verified.verified) return failed('signature', passkey);
 
-  const { newCounter, userVerified } = verified.authenticationInfo;
+  const { newCounter, userVerified, credentialBackedUp } = verified.authenticationInfo;
   // Authenticators that count never repeat or lower the counter (WebAuthn §6.1.1); those that do not
   // count always send 0. A lower or equal counter from one that counts means two copies of the key.
   if ((storedCounter > 0 || newCounter > 0) && newCounter <= storedCounter) {
@@ -129,5 +135,6 @@ export async function verifyPasskeyLogin(
     return true;
   });
   if (!signedIn) return failed('counter_race', passkey);
-  return { status: 'ok', user, twoFactorOwed };
+  const key = { kind: credentialBackedUp ? ('swk' as const) : ('hwk' as const), userVerified };
+  return { status: 'ok', user, twoFactorOwed, passkey: key };
 }

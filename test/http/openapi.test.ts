@@ -19,6 +19,7 @@ const NOT_JSON = new Set([
   'GET /dashboard',
   'GET /profile',
   'GET /profile/:area',
+  'GET /oauth/interaction/:uid',
   'GET /two-factor-challenge',
   'GET /user/confirm-password',
   'GET /user/two-factor',

@@ -13,6 +13,8 @@ export interface Identity {
   readonly user: User;
   /** Set when a bearer token authenticated the request; sessions hold every ability. */
   readonly token?: AccessToken;
+  /** Set when an OpenID Connect access token did (src/oauth/): its abilities are its API scopes. */
+  readonly oauth?: { readonly clientId: string; readonly abilities: readonly string[] };
 }
 
 /** Session, admin-session and token guards all answer these two questions over a user provider. */

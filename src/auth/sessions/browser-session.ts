@@ -59,15 +59,24 @@ export class BrowserSession {
    * flash consumed, no cookie sent), for checks made for another site (forward auth): a proxy does not
    * pass our cookies back to the browser, so a session or remember-me token issued there would be lost.
    */
-  async peek(): Promise<{ userId: number | null; user?: User | null }> {
+  async peek(): Promise<{
+    userId: number | null;
+    user?: User | null;
+    key?: string;
+    get?: (name: string) => unknown;
+  }> {
     if (this.#loading !== null) {
       const loaded = await this.#loading;
-      return { userId: loaded.userId, user: loaded.user };
+      const key = loaded.key ?? undefined;
+      return { userId: loaded.userId, user: loaded.user, key, get: (name) => loaded.get(name) };
     }
     const presented = this.#id.value;
     if (presented === null) return { userId: null };
     const found = await this.deps.validate(this.guard, presented, this.deps.clock.now());
-    return found === null ? { userId: null } : { userId: found.session.userId, user: found.user };
+    if (found === null) return { userId: null };
+    const { session } = found;
+    // `key` and `get` for a session's followers elsewhere (the OpenID Connect provider's session).
+    return { userId: session.userId, user: found.user, key: session.key, get: (name) => session.data[name] };
   }
 
   load(): Promise<this> {

@@ -2,10 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import * as library from 'oidc-provider';
 import { auditContext } from '../request-context.ts';
+import { interactionRoutes } from './interaction-routes.ts';
 import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
 import { providerPages } from './provider-pages.ts';
 import { carriedRequest } from './provider-request.ts';
 import { providerRoutes } from './provider-routes.ts';
+import { followedSession, sessionSync } from './session-sync.ts';
+import { structuredTokens } from './structured-tokens.ts';
 
 /**
  * The OpenID Connect provider's HTTP half (docs/guides/oidc-provider.md): oidc-provider mounted at its
@@ -21,7 +24,8 @@ export async function oauthRoutes(app: FastifyInstance) {
   const host = oauth.host({
     library,
     pages: providerPages,
-    sessionBinding: () => carriedRequest(Provider.ctx?.req)?.sessionOf('web').key ?? null,
+    audit,
+    sessionBinding: () => followedSession(Provider.ctx?.req),
     onRaceLost: async (row) => {
       const ctx = Provider.ctx;
       if (row.kind === 'RefreshToken' && ctx) {
@@ -32,7 +36,17 @@ export async function oauthRoutes(app: FastifyInstance) {
       (carriedRequest(ctx.req)?.log ?? app.log).error({ err: error }, 'oauth provider error'),
     middleware: [
       providerHeaders(new URL(config.appUrl).protocol === 'https:'),
+      sessionSync(oauth.followSession, 'gatehouse_oidc_session'),
       invalidClientChallenge(config.oidc.issuer),
+      structuredTokens(oauth),
+      // An authorization that issued a code used the user's consent (the connected app's "last used").
+      async (ctx, next) => {
+        await next();
+        const code = ctx.oidc?.entities.AuthorizationCode;
+        if (code?.accountId && code.clientId && /^[1-9][0-9]{0,15}$/.test(code.accountId)) {
+          await oauth.consents.used(Number(code.accountId), code.clientId, app.services.clock.now());
+        }
+      },
       // A rotated refresh token presented again: the library has revoked its grant (the RefreshToken
       // it found is marked consumed); the audit trail records it.
       async (ctx, next) => {
@@ -50,4 +64,5 @@ export async function oauthRoutes(app: FastifyInstance) {
   // The first start creates the signing keys; a broken key set fails the start, not a request.
   await host.current();
   await app.register(providerRoutes(host));
+  await app.register(interactionRoutes(host));
 }

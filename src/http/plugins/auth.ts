@@ -85,7 +85,8 @@ export const authPlugin = fp(
           throw new AuthenticationError(names[0]!, unauthenticatedChallenge(request));
         }
         // Session-authenticated requests hold every ability; tokens only what they were issued with.
-        if (options.ability && identity.token && !can(identity.token.abilities, options.ability)) {
+        const abilities = identity.token?.abilities ?? identity.oauth?.abilities;
+        if (options.ability && abilities && !can(abilities, options.ability)) {
           throw new MissingAbilityError(bearerChallenge(app.services.config.appName, 'insufficient_scope'));
         }
         request.identity = identity;

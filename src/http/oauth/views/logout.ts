@@ -26,11 +26,11 @@ export function logoutPage(request: FastifyRequest, view: LogoutView): Html {
     body: html`<section class="card narrow auth-card">
   <h1>${t('oauth.logout.title')}</h1>
   <p>${question}</p>
-  <form method="post" action="${view.action}" class="stacked">
+  <form method="post" action="${view.action}">
     <input type="hidden" name="xsrf" value="${view.xsrf}">
     <div class="actions">
-      <button type="submit" name="logout" value="yes">${t('oauth.logout.yes')}</button>
-      <button type="submit" class="secondary">${t('oauth.logout.no')}</button>
+      <button type="submit" class="button" name="logout" value="yes">${t('oauth.logout.yes')}</button>
+      <button type="submit" class="button secondary">${t('oauth.logout.no')}</button>
     </div>
   </form>
 </section>`,

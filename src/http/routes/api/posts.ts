@@ -11,13 +11,17 @@ export const postSchema = {
 export async function postRoutes(app: FastifyInstance) {
   const { database, clock } = app.services;
 
-  app.get('/api/posts', { preHandler: apiAuth(app, { ability: 'posts:read' }) }, async (request) => ({
-    data: await listPosts(database.db, request.identity!.user.id),
-  }));
+  app.get(
+    '/api/posts',
+    { preHandler: apiAuth(app, { ability: 'posts:read', oauth: true }) },
+    async (request) => ({
+      data: await listPosts(database.db, request.identity!.user.id),
+    }),
+  );
 
   app.post(
     '/api/posts',
-    { preHandler: [apiAuth(app, { ability: 'posts:write' }), requireJson] },
+    { preHandler: [apiAuth(app, { ability: 'posts:write', oauth: true }), requireJson] },
     async (request, reply) => {
       const input = validate<{ title: string; body: string }>(request.body, postSchema, request.t);
       const post = await createPost(database.db, request.identity!.user.id, input, clock.now());

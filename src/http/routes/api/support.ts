@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { API_GUARDS } from '../../../auth/auth.config.ts';
+import { API_GUARDS, API_GUARDS_WITH_OAUTH } from '../../../auth/auth.config.ts';
 import { AuthenticationError, TooManyRequestsError, UnsupportedMediaTypeError } from '../../errors.ts';
 import { isJsonContentType } from '../../negotiation.ts';
 
@@ -37,8 +37,8 @@ export function apiThrottle(app: FastifyInstance) {
  * ability), then the general API limit. Like Laravel's throttle:api running before auth:sanctum, a
  * request that fails to authenticate is counted against its IP, so guessing tokens is throttled too.
  */
-export function apiAuth(app: FastifyInstance, options: { ability?: string } = {}) {
-  const authenticate = app.requireAuth(API_GUARDS, options);
+export function apiAuth(app: FastifyInstance, options: { ability?: string; oauth?: boolean } = {}) {
+  const authenticate = app.requireAuth(options.oauth ? API_GUARDS_WITH_OAUTH : API_GUARDS, options);
   const throttle = apiThrottle(app);
   return async function apiAuthenticate(this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
     try {

@@ -33,7 +33,7 @@ export async function userRoutes(app: FastifyInstance) {
   app.get(
     '/api/user',
     {
-      preHandler: apiAuth(app),
+      preHandler: apiAuth(app, { oauth: true }),
       schema: { response: { 200: userSchema } },
     },
     async (request) => toPublicUser(request.identity!.user),

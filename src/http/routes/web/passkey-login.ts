@@ -73,6 +73,7 @@ export async function passkeyLoginRoutes(app: FastifyInstance) {
         remember: validated.value.remember === true,
         fallback: config.loginRedirect,
         proof: 'passkey',
+        passkey: result.passkey,
         twoFactorOwed: result.twoFactorOwed,
       });
     },
