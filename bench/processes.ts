@@ -4,7 +4,8 @@ import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The repository root: this module runs compiled, from dist/bench/ (scripts/build.mjs). */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** A server child process: its own event loop, so it never competes with autocannon's for one thread. */
 export interface ServerProcess {
@@ -43,7 +44,8 @@ export function startFlags(): string[] {
 }
 
 /**
- * Starts `node --import tsx <script>` from the repository root and waits for its "listening on" line.
+ * Starts `node dist/<script>.js` (the compiled `script`, e.g. src/server.ts) from the repository root
+ * and waits for its "listening on" line.
  * The child gets the parent's environment plus `env`, so REDIS_URL or HASH_CONCURRENCY reach it.
  */
 export async function startServer(
@@ -52,7 +54,8 @@ export async function startServer(
   nodeFlags: readonly string[] = [],
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', script], {
+  const compiled = join(ROOT, 'dist', script.replace(/\.ts$/, '.js'));
+  const child = spawn(process.execPath, [...nodeFlags, compiled], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -1,5 +1,5 @@
 // Summarises a V8 .cpuprofile (node --cpu-prof): where the samples landed, by function and by file.
-// Usage: node --import tsx bench/profile-summary.ts <file.cpuprofile> [top]
+// Usage: node dist/bench/profile-summary.js <file.cpuprofile> [top]   (after npm run build)
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -72,7 +72,7 @@ export function formatSummary(path: string, top = 25): string {
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [file, top] = process.argv.slice(2);
   if (!file) {
-    process.stderr.write('Usage: node --import tsx bench/profile-summary.ts <file.cpuprofile> [top]\n');
+    process.stderr.write('Usage: node dist/bench/profile-summary.js <file.cpuprofile> [top]\n');
     process.exit(2);
   }
   process.stdout.write(`${formatSummary(file, top ? Number(top) : 25)}\n`);

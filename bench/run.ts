@@ -141,7 +141,7 @@ async function main(options: BenchOptions): Promise<void> {
     if (options.cpuProf) {
       await service.stop();
       const dir = resolve(options.cpuProf);
-      // One profile per thread (tsx runs a loader thread); thread 0 is the event loop.
+      // One profile per thread (the hashing threads have their own); thread 0 is the event loop.
       const newest = readdirSync(dir)
         .filter((f) => new RegExp(`\\.${service.pid}\\.0\\.\\d+\\.cpuprofile$`).test(f))
         .at(-1);

@@ -1,6 +1,13 @@
 #!/usr/bin/env node
-// The CLI is TypeScript run through tsx's loader, so a fresh clone needs no build step.
-import { register } from 'tsx/esm/api';
+// The CLI runs the compiled JavaScript in dist/ (scripts/build.mjs). `npm install` builds it (the
+// `prepare` script); if dist/ is missing or older than the sources (a pull, an edit), it is brought up
+// to date here first, which takes about a second once and a few milliseconds when nothing changed.
+import { build } from '../scripts/build.mjs';
 
-register();
-await import('../src/cli/index.ts');
+try {
+  await build({ quiet: true });
+} catch (error) {
+  process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+await import('../dist/src/cli/index.js');

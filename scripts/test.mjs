@@ -1,24 +1,50 @@
-// Runs every *.test.ts under the given folders (default: test/) with node's test runner and tsx.
-// Node 20's runner cannot expand globs itself, so the files are listed here.
+// Builds dist/ (scripts/build.mjs), then runs every compiled test file under the given paths (default:
+// test/) with node's test runner. Paths name the sources (test/http, test/unit/x.test.ts); the files
+// run are their compiled twins in dist/. Node 20's runner cannot expand globs itself, so the files are
+// listed here: a new *.test.ts anywhere under test/ is picked up without being named.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { build, outputOf, ROOT } from './build.mjs';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
+
+try {
+  await build();
+} catch (error) {
+  process.stderr.write(`build failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+}
+
+/** `test/http` or `test/http/x.test.ts` (or already `dist/…`) → the compiled path under dist/. */
+function compiledPath(path) {
+  const source = relative(ROOT, resolve(path));
+  if (source.startsWith('dist/') || source === 'dist') return join(ROOT, source);
+  return outputOf(source);
+}
+
 const files = [];
 const walk = (path) => {
   if (statSync(path).isFile()) {
-    if (path.endsWith('.test.ts')) files.push(path);
+    if (path.endsWith('.test.js')) files.push(relative(ROOT, path));
     return;
   }
-  for (const entry of readdirSync(path).sort()) {
-    if (entry === 'node_modules' || entry === 'artifacts') continue;
-    walk(join(path, entry));
-  }
+  for (const entry of readdirSync(path).sort()) walk(join(path, entry));
 };
-for (const root of roots.length ? roots : ['test']) walk(root);
+for (const root of roots.length ? roots : ['test']) {
+  const path = compiledPath(root);
+  if (!existsSync(path)) {
+    process.stderr.write(`no such test file or folder: ${root}\n`);
+    process.exit(1);
+  }
+  walk(path);
+}
+if (files.length === 0) {
+  process.stderr.write(`no test files under ${roots.join(', ') || 'test'}\n`);
+  process.exit(1);
+}
 
 // Files at once: one more than the cores (at most 4; TEST_CONCURRENCY overrides). The suites wait a lot
 // (spawned servers, Chromium, databases, the hash threads' low priority): on the 2-core CI machine three
@@ -29,15 +55,7 @@ const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.min(4, available
 // (about 2.5 minutes alone), and beside other heavy files on a 2-core machine they took over five.
 const result = spawnSync(
   process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    '--test-timeout=600000',
-    ...flags,
-    ...files,
-  ],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' } },
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...flags, ...files],
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' }, cwd: ROOT },
 );
 process.exit(result.status ?? 1);

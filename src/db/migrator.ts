@@ -7,14 +7,17 @@ import type { Database } from './schema.ts';
 
 const migrationsFolder = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 
-/** Migrations are the timestamped files in db/migrations; their order is their file name's order. */
+/**
+ * Migrations are the timestamped files in db/migrations, compiled to .js in dist/ (scripts/build.mjs);
+ * their order is their file name's order, and their name is the file's without the extension.
+ */
 async function loadMigrations(): Promise<Record<string, Migration>> {
   const files = (await readdir(migrationsFolder)).filter((f) =>
-    /^\d{4}_\d{2}_\d{2}_\d{6}_[a-z0-9_]+\.ts$/.test(f),
+    /^\d{4}_\d{2}_\d{2}_\d{6}_[a-z0-9_]+\.js$/.test(f),
   );
   const migrations: Record<string, Migration> = {};
   for (const file of files.sort()) {
-    migrations[file.replace(/\.ts$/, '')] = await import(pathToFileURL(join(migrationsFolder, file)).href);
+    migrations[file.replace(/\.js$/, '')] = await import(pathToFileURL(join(migrationsFolder, file)).href);
   }
   return migrations;
 }

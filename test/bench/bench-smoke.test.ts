@@ -12,6 +12,7 @@ import {
   mysqlAvailable,
   requireServices,
 } from '../helpers/databases.ts';
+import { compiled } from '../helpers/paths.ts';
 
 async function mysqlSkip(): Promise<string | false> {
   if (await mysqlAvailable()) return false;
@@ -45,9 +46,7 @@ test('npm run bench writes bench/results.json in the contract shape', { timeout:
     const run = spawnSync(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        'bench/run.ts',
+        compiled('bench/run.ts'),
         '--duration',
         '1',
         '--warmup',
@@ -114,7 +113,7 @@ test('npm run bench runs against a MySQL URL', { timeout: 120_000, skip: mysqlSk
     const run = spawnSync(
       process.execPath,
       [
-        ...['--import', 'tsx', 'bench/run.ts', '--duration', '1', '--warmup', '0', '--no-flood'],
+        ...[compiled('bench/run.ts'), '--duration', '1', '--warmup', '0', '--no-flood'],
         ...['--only', 'bare,bearer,session', '--out', out],
       ],
       { encoding: 'utf8', env: { ...process.env, DATABASE_URL: database.url }, timeout: 110_000 },

@@ -14,6 +14,7 @@ import {
   databaseConfig,
   type TestDatabase,
 } from '../helpers/databases.ts';
+import { ROOT } from '../helpers/paths.ts';
 import { insertUserRow } from '../helpers/users.ts';
 
 const MINUTE = 60_000;
@@ -163,7 +164,7 @@ describe('gatehouse (in-process dispatcher)', () => {
   });
 
   test('--version prints the package version; a mistyped command gets a suggestion', async () => {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       version: string;
     };
     for (const flag of ['--version', '-v']) {
@@ -245,9 +246,7 @@ for (const { name, skip } of await availableDialects()) {
       };
       const first = await inProcess(['migrate'], env, work);
       assert.equal(first.code, 0, first.stderr);
-      const migrations = readdirSync(new URL('../../src/db/migrations', import.meta.url)).filter((f) =>
-        /^\d{4}_.*\.ts$/.test(f),
-      );
+      const migrations = readdirSync(join(ROOT, 'src/db/migrations')).filter((f) => /^\d{4}_.*\.ts$/.test(f));
       assert.equal(
         first.stdout
           .replace(/^Migrated: /, '')

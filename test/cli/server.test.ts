@@ -3,13 +3,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { startFlags } from '../../bench/processes.ts';
 import { TEST_APP_KEY } from '../helpers/app.ts';
+import { ROOT, SERVER_ENTRY } from '../helpers/paths.ts';
 import { freePort } from '../helpers/smtp-sink.ts';
 
-const ROOT = resolve(import.meta.dirname, '../..');
 const work = mkdtempSync(join(tmpdir(), 'gatehouse-server-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
@@ -26,7 +26,7 @@ function start(
   output: () => string;
   exit: Promise<number | null>;
 } {
-  const command = [process.execPath, ...startFlags(), '--import', 'tsx', 'src/server.ts'];
+  const command = [process.execPath, ...startFlags(), SERVER_ENTRY];
   // `terminal`: under script(1), whose pseudo-terminal makes the server's stdout a TTY, as in a
   // developer's shell (its output then ends lines with \r\n).
   const [file, ...args] = options.terminal

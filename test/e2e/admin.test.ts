@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
 import { Browser as InjectBrowser } from '../helpers/browser-session.ts';
 import { chromiumSkip, launchChromium } from '../helpers/chromium.ts';
 import { runGatehouse } from '../helpers/cli.ts';
+import { ARTIFACTS } from '../helpers/paths.ts';
 
 /**
  * The panel as a person uses it, in a real Chromium: an admin made by `gatehouse make:admin` (the
@@ -15,8 +16,6 @@ import { runGatehouse } from '../helpers/cli.ts';
  * both actions in the audit log. Screenshots of each step land in test/artifacts/.
  */
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const ARTIFACTS = join(ROOT, 'test/artifacts');
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:131.0) Gecko/20100101 Firefox/131.0';
 const ADMIN = { name: 'Grace Hopper', email: 'grace@example.com', password: 'cobol compiler 1959' };
 

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { chromiumSkip, launchChromium } from '../helpers/chromium.ts';
+import { ARTIFACTS } from '../helpers/paths.ts';
 
 /**
  * The web half as a person uses it, in a real Chromium against a listening Gatehouse: register, land on
@@ -12,7 +13,6 @@ import { chromiumSkip, launchChromium } from '../helpers/chromium.ts';
  * closed), come back still logged in; a failed login in German. Screenshots go to test/artifacts/.
  */
 
-const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
 const PASSWORD = 'tangerine-orbit-42';
 
 describe('web pages in Chromium', { skip: chromiumSkip() }, () => {

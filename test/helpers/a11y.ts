@@ -117,9 +117,6 @@ export interface FocusProbe {
 let walks = 0;
 
 export async function focusWalk(page: Page, maxTabs = 80): Promise<FocusProbe[]> {
-  // tsx compiles the test with esbuild's keepNames, which wraps named inner functions in a `__name`
-  // helper; probeFocused runs in the page, where that helper has to be defined first.
-  await page.evaluate('globalThis.__name ??= (f) => f');
   // Start from the top of the page, whatever has focus now (an autofocused field): a focusable
   // placeholder first in <body> takes focus and is removed once Tab has moved on from it.
   await page.evaluate(() => {

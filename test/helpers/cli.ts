@@ -1,15 +1,13 @@
 import { spawn } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { runCli } from '../../src/cli/index.ts';
+import { BIN } from './paths.ts';
 
 export interface CliResult {
   code: number | null;
   stdout: string;
   stderr: string;
 }
-
-const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 
 /** Runs the CLI dispatcher in-process with captured output and a non-TTY stdin (no spawn). */
 export async function runCliInProcess(

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './paths.ts';
 
-const DOCS = new URL('../../docs/', import.meta.url);
+const DOCS = join(ROOT, 'docs');
 
 /**
  * The text of the fenced code block marked `forward-auth:<name>` in its info string in `page` (a path
@@ -10,7 +12,7 @@ const DOCS = new URL('../../docs/', import.meta.url);
  */
 export function docsBlock(page: string, name: string): string {
   const blocks = [
-    ...readFileSync(new URL(page, DOCS), 'utf8').matchAll(
+    ...readFileSync(join(DOCS, page), 'utf8').matchAll(
       /^```[\w-]* +forward-auth:([\w-]+)\n([\s\S]*?)^```$/gm,
     ),
   ];

@@ -80,7 +80,7 @@ export async function startForwardAuthStack(
     const database = join(folder, 'gatehouse.sqlite');
     const gatehouse = await startServer({
       port: ports.gatehouse,
-      // Three stacks may start at once on a busy machine (tsx, the hashing threads' build, migrations).
+      // Three stacks may start at once on a busy machine (start-up, migrations).
       readyTimeoutMs: 120_000,
       env: { ...settings, DATABASE_URL: `sqlite:${database}`, MAIL_MAILER: 'log', LOG_LEVEL: 'warn' },
     });

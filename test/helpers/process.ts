@@ -2,14 +2,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { startFlags } from '../../bench/processes.ts';
 import { TEST_APP_KEY } from './app.ts';
+import { SERVER_ENTRY } from './paths.ts';
 import { freePort } from './smtp-sink.ts';
-
-const SERVER_ENTRY = fileURLToPath(new URL('../../src/server.ts', import.meta.url));
-// Resolved here, so the child can run from a temporary working directory (no stray .env is read).
-const TSX_LOADER = import.meta.resolve('tsx');
 
 export interface ServerOptions {
   /** Service configuration (DATABASE_URL, REDIS_URL, MAIL_*, …); APP_KEY and APP_URL have test defaults. */
@@ -19,7 +15,7 @@ export interface ServerOptions {
   readonly readyTimeoutMs?: number;
 }
 
-/** A real `node <npm start's flags> --import tsx src/server.ts` process, as `npm start` runs it. */
+/** A real `node <npm start's flags> dist/src/server.js` process, as `npm start` runs it. */
 export interface ServerProcess {
   readonly port: number;
   /** http://127.0.0.1:PORT */
@@ -56,7 +52,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const child = spawn(process.execPath, [...startFlags(), '--import', TSX_LOADER, SERVER_ENTRY], {
+  const child = spawn(process.execPath, [...startFlags(), SERVER_ENTRY], {
     cwd,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expectAccessible, expectNoAxeViolations, settled } from './a11y.ts';
+import { ARTIFACTS } from './paths.ts';
 
 /**
  * Pictures of pages to look at (PNG files the file viewer shows), in every language and at a desktop
@@ -14,7 +15,7 @@ import { expectAccessible, expectNoAxeViolations, settled } from './a11y.ts';
  *   });
  */
 
-export const ARTIFACTS = join(import.meta.dirname, '..', 'artifacts');
+export { ARTIFACTS };
 export const LANGUAGES = ['en', 'de', 'fr', 'es'] as const;
 export type Language = (typeof LANGUAGES)[number];
 /** A laptop and a phone (iPhone 12–15 class). */

@@ -7,13 +7,13 @@ import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
+import { ROOT } from '../helpers/paths.ts';
 
 /**
  * docs/reference/http-api.md: /openapi.json has no lint errors. `redocly lint` (@redocly/cli, with the
  * repository's redocly.yaml) runs over the very document the app serves: 0 errors and 0 warnings. The
  * document does not depend on the dialect, so SQLite is enough.
  */
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const REDOCLY = createRequire(import.meta.url).resolve('@redocly/cli/bin/cli.js');
 
 interface Problem {

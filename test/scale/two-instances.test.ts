@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { TEST_APP_KEY } from '../helpers/app.ts';
 import {
@@ -14,6 +13,7 @@ import {
   requireServices,
   type TestDatabase,
 } from '../helpers/databases.ts';
+import { BIN } from '../helpers/paths.ts';
 import { HttpClient, type ServerProcess, startServer } from '../helpers/process.ts';
 import { deleteRedisKeys, redisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 
@@ -38,7 +38,6 @@ async function skipReason(dialect: Server): Promise<string | false> {
   return redisSkip();
 }
 
-const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url));
 const PASSWORD = 'correct horse battery staple';
 
 for (const dialect of ['postgres', 'mysql'] as const) {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../helpers/paths.ts';
 
 /**
  * docs/configuration.md lists exactly the environment variables the configuration code reads: a
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
  * here, naming it.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 
 /** src/config.ts and every file under src/config/. */
 function configSources(): string[] {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../helpers/paths.ts';
 
 /**
  * The README stays a front page (at most 10 KB, the two-command quick start first), and no relative
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
  * page links to by its anchor, fails here with the file and the link.
  */
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = ROOT;
 const README_LIMIT_BYTES = 10 * 1024;
 
 const QUICK_START = [

@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import type { Options as Argon2Options } from '@node-rs/argon2';
-import { transformSync } from 'esbuild';
 
 /** What a hashing thread can do: argon2id hash/verify, and bcrypt verify for imported hashes. */
 export type HashOp =
@@ -13,26 +11,14 @@ export type HashOp =
 export type HashOutcome = { result: unknown; error?: undefined } | { error: string; result?: undefined };
 
 export interface HashWorkerData {
-  /** Where the bindings are resolved from (this module; the thread may run in another directory). */
-  readonly resolveFrom: string;
   readonly nice: number;
 }
 
 /**
- * The thread's code is hash-worker.ts, a module like any other (type-checked and linted). A worker
- * thread cannot load TypeScript on Node 20 (the loader of `--import tsx` does not reach it), and tsx
- * in every thread would cost ~18 MiB and most of a second each: so the module is compiled here once,
- * with esbuild (tsx's own compiler), and each thread runs that output.
+ * The thread's code: hash-worker.ts, compiled beside this module into dist/ like every other file
+ * (scripts/build.mjs), so the thread loads plain JavaScript and needs no loader of its own.
  */
-let compiledWorker: string | undefined;
-function workerCode(): string {
-  compiledWorker ??= transformSync(readFileSync(new URL('./hash-worker.ts', import.meta.url), 'utf8'), {
-    loader: 'ts',
-    format: 'cjs',
-    target: 'node20',
-  }).code;
-  return compiledWorker;
-}
+const WORKER_FILE = new URL('./hash-worker.js', import.meta.url);
 
 /**
  * Niceness of the hashing threads. A password hash is ~30 ms of pure CPU; at normal priority two of
@@ -82,9 +68,9 @@ class HashPool {
 
   #spawn(): Slot | null {
     if (this.#slots.length >= this.#size) return null;
-    const data: HashWorkerData = { resolveFrom: import.meta.url, nice: HASH_THREAD_NICE };
-    // No execArgv: the thread needs no loader (see workerCode), which keeps it small and quick to start.
-    const worker = new Worker(workerCode(), { eval: true, execArgv: [], workerData: data });
+    const data: HashWorkerData = { nice: HASH_THREAD_NICE };
+    // No execArgv: the process's flags (--test, an --import) are nothing the thread needs.
+    const worker = new Worker(WORKER_FILE, { execArgv: [], workerData: data });
     const slot: Slot = { worker, job: null };
     const settle = (outcome: HashOutcome) => {
       const job = slot.job;

@@ -1,5 +1,5 @@
 // Passkeys in the browser (docs/guides/passkeys.md): the WebAuthn ceremonies of the account page and the login
-// page. Bundled with @simplewebauthn/browser by esbuild when the server starts (routes/assets.ts) and
+// page. Bundled with @simplewebauthn/browser by esbuild when the sources are built (scripts/build.mjs) and
 // served from our own origin as /assets/passkeys.js: the CSP allows no other script. The forms work as
 // ordinary forms: this script only asks the browser for a passkey, puts its answer in the hidden
 // `credential` field and submits, so success and failure come back as ordinary pages.
