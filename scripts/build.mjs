@@ -15,7 +15,7 @@
 // `node scripts/build.mjs` builds; `--check` only says whether dist/ is up to date (exit 1 if not);
 // `--if-possible` (npm's `prepare`) skips with a note where esbuild, a devDependency, is not installed.
 import { createHash } from 'node:crypto';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -26,6 +26,8 @@ const SOURCES = ['src', 'test', 'bench'];
 const SKIP = new Set(['artifacts', 'node_modules']);
 /** Files bundled for the browser instead of copied (imports of npm packages the browser cannot resolve). */
 const BROWSER_BUNDLES = new Set(['src/http/assets/passkeys.js']);
+/** The suffix of a file being written (compile): never an orphan, never a source. */
+const TEMPORARY = '.building';
 /** A change here, or another esbuild, rebuilds everything. */
 const STAMP_FILE = join(DIST, '.build-stamp');
 
@@ -91,7 +93,7 @@ function orphans(sources) {
     for (const entry of entries) {
       const path = join(folder, entry.name);
       if (entry.isDirectory()) walk(path);
-      else if (!expected.has(path)) found.push(path);
+      else if (!expected.has(path) && !path.endsWith(TEMPORARY)) found.push(path);
     }
   };
   for (const folder of SOURCES) walk(join(DIST, folder));
@@ -113,32 +115,41 @@ export function rewriteSpecifiers(code) {
   return code.replace(STATIC_SPECIFIER, '$1"$2.js"').replace(DYNAMIC_SPECIFIER, 'import("$1.js")');
 }
 
-async function compile(esbuild, source) {
+async function compiled(esbuild, source) {
   const path = join(ROOT, source);
-  const output = outputOf(source);
-  mkdirSync(dirname(output), { recursive: true });
   if (BROWSER_BUNDLES.has(source)) {
-    await esbuild.build({
+    const result = await esbuild.build({
       entryPoints: [path],
-      outfile: output,
       bundle: true,
+      write: false,
       format: 'iife',
       minify: true,
       target: ['es2020'],
       legalComments: 'none',
       logLevel: 'silent',
     });
-  } else if (source.endsWith('.ts')) {
-    const { code } = await esbuild.transform(readFileSync(path, 'utf8'), {
-      loader: 'ts',
-      format: 'esm',
-      target: 'node20',
-      sourcefile: source,
-    });
-    writeFileSync(output, rewriteSpecifiers(code));
-  } else {
-    copyFileSync(path, output);
+    return result.outputFiles[0].contents;
   }
+  if (!source.endsWith('.ts')) return readFileSync(path);
+  const { code } = await esbuild.transform(readFileSync(path, 'utf8'), {
+    loader: 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcefile: source,
+  });
+  return rewriteSpecifiers(code);
+}
+
+/**
+ * Written beside the output and renamed over it: a process that builds at the same time (two CLI
+ * commands after a pull) or runs the old output never sees half a file.
+ */
+async function compile(esbuild, source) {
+  const output = outputOf(source);
+  mkdirSync(dirname(output), { recursive: true });
+  const temporary = `${output}.${process.pid}${TEMPORARY}`;
+  writeFileSync(temporary, await compiled(esbuild, source));
+  renameSync(temporary, output);
 }
 
 async function loadEsbuild() {
@@ -156,7 +167,7 @@ async function loadEsbuild() {
 export async function build({ quiet = false, ifPossible = false } = {}) {
   const started = performance.now();
   const sources = listSources();
-  for (const orphan of orphans(sources)) rmSync(orphan);
+  for (const orphan of orphans(sources)) rmSync(orphan, { force: true });
   const stale = staleSources(sources);
   if (stale.length > 0) {
     const esbuild = await loadEsbuild();
