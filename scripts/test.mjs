@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build, outputOf, ROOT } from './build.mjs';
 
 const roots = process.argv.slice(2).filter((a) => !a.startsWith('-'));
@@ -50,12 +51,21 @@ if (files.length === 0) {
 // (spawned servers, Chromium, databases, the hash threads' low priority): on the 2-core CI machine three
 // at a time kept the CPU 98 % busy and the whole suite took 797 s, against 1,096 s two at a time (that
 // run also took the page walks' screenshots, worth about 35 s), with every timing test passing.
+// The run's id: its test processes share migrated template databases under it (test/helpers/
+// migrated-databases.ts), removed with whatever else the run made once it is over.
+const { newRunId, removeRunData } = await import(pathToFileURL(outputOf('test/helpers/test-run.ts')).href);
+const runId = newRunId();
 const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.min(4, availableParallelism() + 1));
 // Ten minutes a file: the Chromium page suites walk every page in four languages at two widths with axe
 // (about 2.5 minutes alone), and beside other heavy files on a 2-core machine they took over five.
 const result = spawnSync(
   process.execPath,
   ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...flags, ...files],
-  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test' }, cwd: ROOT },
+  { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', GATEHOUSE_TEST_RUN: runId }, cwd: ROOT },
 );
+try {
+  await removeRunData(runId);
+} catch (error) {
+  process.stderr.write(`could not remove the test run's databases: ${error}\n`);
+}
 process.exit(result.status ?? 1);

@@ -5,15 +5,26 @@ import { Writable } from 'node:stream';
 import { after, before, describe } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type BuildOptions, buildApp } from '../../src/app.ts';
+import { type Argon2Params, createPasswordHasher } from '../../src/auth/passwords/passwords.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
 import type { Db } from '../../src/db/schema.ts';
 import { createServices, type ServiceOverrides, type Services } from '../../src/services.ts';
-import { availableDialects, createTestDatabase, type DialectName, type TestDatabase } from './databases.ts';
+import { availableDialects, type DialectName, type TestDatabase } from './databases.ts';
+import { createMigratedDatabase } from './migrated-databases.ts';
 import { checkResponsesAgainstOpenApi } from './openapi.ts';
 import { insertUserRow } from './users.ts';
 
 export const TEST_APP_KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64');
+
+/**
+ * The argon2id cost of a test app's hasher unless it asks for another: the least argon2 accepts (8 KiB,
+ * one pass), a fraction of a millisecond a hash instead of the ~30 ms of the OWASP parameters, which
+ * the suite paid thousands of times for nothing it tested. What the cost itself buys is tested at the
+ * real cost, asked for by name (`argon2: OWASP_ARGON2ID`): enumeration timing, the hash queue, floods,
+ * rehash-on-login; servers started as processes (helpers/process.ts) and the CLI always hash at it.
+ */
+export const TEST_ARGON2: Argon2Params = { memoryCost: 8, timeCost: 1, parallelism: 1 };
 
 export interface TestApp {
   readonly app: FastifyInstance;
@@ -50,6 +61,8 @@ export interface TestAppOptions {
   build?: BuildOptions;
   /** Reuse an existing database (a second instance over the same data). */
   databaseUrl?: string;
+  /** The hasher's argon2id cost (TEST_ARGON2 unless given; overrides.hasher wins over both). */
+  argon2?: Argon2Params;
 }
 
 /**
@@ -87,9 +100,9 @@ export function twoInstances(
   };
 }
 
-/** A migrated database of its own and an app over it, driven with app.inject(). */
+/** A migrated database of its own (helpers/migrated-databases.ts) and an app over it, driven with app.inject(). */
 export async function createTestApp(dialect: DialectName, options: TestAppOptions = {}): Promise<TestApp> {
-  const database: TestDatabase | null = options.databaseUrl ? null : await createTestDatabase(dialect);
+  const database: TestDatabase | null = options.databaseUrl ? null : await createMigratedDatabase(dialect);
   const storage = mkdtempSync(join(tmpdir(), 'gatehouse-storage-'));
   const config = loadConfig(
     {
@@ -105,7 +118,10 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     },
     { readDotEnv: false },
   );
-  const services = createServices(config, options.overrides);
+  const hasher =
+    options.overrides?.hasher ??
+    createPasswordHasher(config.hashConcurrency, options.argon2 ?? TEST_ARGON2, config.hashQueueMax);
+  const services = createServices(config, { ...options.overrides, hasher });
   await migrateToLatest(services.database.db);
   const logs: string[] = [];
   const logStream = new Writable({
@@ -164,15 +180,46 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
 }
 
 /**
- * Runs `suite` once per available dialect (SQLite always; PostgreSQL when reachable, required in CI),
- * each against its own freshly migrated database.
+ * Runs `suite` once per available dialect (SQLite always; PostgreSQL and MariaDB when reachable,
+ * required in CI), each against its own freshly migrated database: for the suites where the database
+ * decides the outcome (the storage contract, races, crashes, several instances, imports, migrations,
+ * test/security). Every other suite uses describeApp.
  */
 export async function describeEachDialect(
   title: string,
   suite: (ctx: () => TestApp, dialect: DialectName) => void,
   options: TestAppOptions = {},
 ): Promise<void> {
-  for (const { name, skip } of await availableDialects()) {
+  describeOn(await availableDialects(), title, suite, options);
+}
+
+/**
+ * Runs `suite` against one test app on SQLite: the HTTP behaviour it tests is the same on every
+ * dialect, and what the dialects do differently is the storage contract's to prove, on all three
+ * (test/contract/storage.test.ts covers every repository function). TEST_ALL_DIALECTS=1 runs these
+ * suites on every dialect as well, like describeEachDialect.
+ */
+export async function describeApp(
+  title: string,
+  suite: (ctx: () => TestApp, dialect: DialectName) => void,
+  options: TestAppOptions = {},
+): Promise<void> {
+  describeOn(await appDialects(), title, suite, options);
+}
+
+/** The dialects of describeApp, for suites that set up their apps themselves: SQLite (or all, see there). */
+export async function appDialects(): Promise<{ name: DialectName; skip: string | false }[]> {
+  const dialects = await availableDialects();
+  return process.env['TEST_ALL_DIALECTS'] === '1' ? dialects : dialects.filter((d) => d.name === 'sqlite');
+}
+
+function describeOn(
+  dialects: { name: DialectName; skip: string | false }[],
+  title: string,
+  suite: (ctx: () => TestApp, dialect: DialectName) => void,
+  options: TestAppOptions,
+): void {
+  for (const { name, skip } of dialects) {
     describe(`${title} [${name}]`, { skip }, () => {
       let current: TestApp | undefined;
       before(async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { OWASP_ARGON2ID } from '../../src/auth/passwords/passwords.ts';
 import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
 import { createTestApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
 import { runCliInProcess, runGatehouse } from '../helpers/cli.ts';
@@ -161,7 +162,11 @@ for (const { name: dialect, skip } of await availableDialects()) {
     before(async () => {
       source = await createLaravelDatabase(dialect, rowsFor(dialect));
       // Laravel's Sanctum default is tokens that never expire (sanctum.expiration = null).
-      gatehouse = await createTestApp(dialect, { env: { TOKEN_EXPIRATION: '', API_RATE_LIMIT: '0' } });
+      // At the configured (OWASP) argon2id cost: the first logins rehash to it.
+      gatehouse = await createTestApp(dialect, {
+        env: { TOKEN_EXPIRATION: '', API_RATE_LIMIT: '0' },
+        argon2: OWASP_ARGON2ID,
+      });
     });
     after(async () => {
       await gatehouse?.close();
