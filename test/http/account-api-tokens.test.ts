@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson, signedInBrowser } from '../helpers/account.ts';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeApp } from '../helpers/app.ts';
 
 const clock = fakeClock(Date.UTC(2026, 7, 1, 9));
 
-await describeEachDialect(
+await describeApp(
   'account: API tokens (docs/guides/account.md)',
   (ctx) => {
     test('JSON: create (201, plaintext once), list, edit abilities, revoke; the token works at once and stops at once', async () => {

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { formRoute } from '../../src/http/form-methods.ts';
 import { requirePasswordConfirmation } from '../../src/http/password-confirmation.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 const clock = fakeClock(Date.UTC(2026, 7, 1, 9));
@@ -44,7 +44,7 @@ function send(browser: Browser, method: 'PUT' | 'DELETE' | 'POST', url: string, 
   });
 }
 
-await describeEachDialect(
+await describeApp(
   'password confirmation and form methods (docs/guides/account.md)',
   (ctx) => {
     test('a guest: HTML 302 /login (then back), JSON 401', async () => {

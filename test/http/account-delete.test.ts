@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson, signedInBrowser } from '../helpers/account.ts';
 import { fullAccount } from '../helpers/account-data.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { startSmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -45,7 +45,7 @@ async function onlyAdmins(t: TestApp, ids: readonly number[]): Promise<void> {
     .execute();
 }
 
-await describeEachDialect(
+await describeApp(
   'account: deletion (docs/guides/account.md)',
   (ctx) => {
     test('guests: 401 JSON, 302 /login for the form; missing CSRF 419 and nothing deleted', async () => {

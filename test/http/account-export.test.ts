@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, signedInBrowser } from '../helpers/account.ts';
 import { fullAccount } from '../helpers/account-data.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import type { Browser } from '../helpers/browser-session.ts';
 
 const clock = fakeClock(Date.UTC(2026, 7, 1, 9));
@@ -21,7 +21,7 @@ async function exportOf(browser: Browser) {
   return response;
 }
 
-await describeEachDialect(
+await describeApp(
   'account: data export (docs/guides/account.md)',
   (ctx) => {
     test('guests: 302 /login (then back), JSON 401', async () => {

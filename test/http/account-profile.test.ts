@@ -3,7 +3,7 @@ import { after, test } from 'node:test';
 import { sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson, signedInBrowser } from '../helpers/account.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { extractLinks, startSmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -24,7 +24,7 @@ const mailTo = (email: string, subject: RegExp) =>
 let unique = 0;
 const address = (name: string) => `${name}-${Date.now()}-${++unique}@example.net`;
 
-await describeEachDialect(
+await describeApp(
   'account: profile information, e-mail change, password (docs/guides/account.md)',
   (ctx) => {
     test('/profile is the account page with its sections, in four languages', async () => {

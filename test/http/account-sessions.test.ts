@@ -3,14 +3,14 @@ import { test } from 'node:test';
 import { sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson, signedInBrowser } from '../helpers/account.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 
 const clock = fakeClock(Date.UTC(2026, 7, 1, 9));
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:128.0) Gecko/20100101 Firefox/128.0';
 const SAFARI =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
 
-await describeEachDialect(
+await describeApp(
   'account: browser sessions (docs/guides/account.md)',
   (ctx) => {
     test('the list: device, IP, current, remembered; opaque ids; a remembered browser whose session ended stays listed', async () => {

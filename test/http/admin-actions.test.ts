@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sessionKey } from '../../src/auth/sessions/sessions.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser, webLogin as loginThroughForm } from '../helpers/browser-session.ts';
 
 type TestUser = Awaited<ReturnType<TestApp['createUser']>>;
@@ -46,7 +46,7 @@ function assertAudited(row: Awaited<ReturnType<typeof lastAudit>>, adminId: numb
   assert.ok(Math.abs(row.created_at - Date.now()) < 60_000);
 }
 
-await describeEachDialect('admin panel actions', (ctx) => {
+await describeApp('admin panel actions', (ctx) => {
   test('revoke one token: that token gets 401 on its next request, the others keep working', async () => {
     const t = ctx();
     const { admin, browser } = await signedInAdmin(t);

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { setPanelAccess } from '../../src/admin/user-actions.ts';
 import { createPasswordHasher, type PasswordHasher } from '../../src/auth/passwords/passwords.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { countRows, createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 /** The real argon2id hasher, counting verifications: proves a refused user's password was checked. */
@@ -38,7 +38,7 @@ async function adminBrowser(t: TestApp, user: { email: string; password: string 
 const auditEvents = async (t: TestApp, event: string) =>
   t.db.selectFrom('audit_log').selectAll().where('event', '=', event).orderBy('id').execute();
 
-await describeEachDialect(
+await describeApp(
   'admin guard: login, separation, loss of access',
   (ctx) => {
     test('guests asking for any panel page go to /admin/login and come back there after login', async () => {

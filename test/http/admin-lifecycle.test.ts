@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { extractLinks, startSmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -38,7 +38,7 @@ const usersWithIds = async (t: TestApp, ids: number[]) =>
 const flashOf = (body: string) =>
   /<div class="status(?: alert)?" role="(?:status|alert)">([^<]*)<\/div>/.exec(body)?.[1];
 
-await describeEachDialect(
+await describeApp(
   'admin panel: invite, re-mail, delete, filters',
   (ctx) => {
     test('invite: the account exists without a password anyone knows; the mailed link sets it and verifies the address', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { recordAudit } from '../../src/audit/audit.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 const clock = fakeClock(Date.UTC(2026, 0, 10, 12, 0, 0));
@@ -24,7 +24,7 @@ function listedNames(body: string): string[] {
 
 const tableRows = (body: string) => (body.match(/<tr>\s*<td/g) ?? []).length;
 
-await describeEachDialect(
+await describeApp(
   'admin panel pages',
   (ctx) => {
     let admin: Browser;

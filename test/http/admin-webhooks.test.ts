@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { DAY, fakeClock } from '../../src/lib/clock.ts';
 import { signedInAdmin } from '../helpers/account.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import type { Browser } from '../helpers/browser-session.ts';
 import { startWebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
 
@@ -21,7 +21,7 @@ const clock = fakeClock(Date.now());
 const stored = (t: TestApp, id: number) =>
   t.db.selectFrom('webhook_outbox').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-await describeEachDialect(
+await describeApp(
   'admin panel: webhook deliveries',
   (ctx) => {
     let t: TestApp;

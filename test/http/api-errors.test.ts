@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { crc32Hex } from '../../src/lib/crypto.ts';
 import { assertJsonError, assertUnchanged, bearer, tokenId } from '../helpers/api.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 
 const json = { 'content-type': 'application/json' };
 const MiB = 1024 * 1024;
@@ -13,7 +13,7 @@ const forgedSecret = () => {
   return `${entropy}${crc32Hex(entropy)}`;
 };
 
-await describeEachDialect(
+await describeApp(
   'API errors (docs/reference/errors.md)',
   (ctx) => {
     let user: { id: number; email: string; password: string };
@@ -380,7 +380,7 @@ await describeEachDialect(
   { env: { API_RATE_LIMIT: '0' } },
 );
 
-await describeEachDialect(
+await describeApp(
   'unexpected errors',
   (ctx) => {
     test('a throwing route → 500 {"message":"Server Error"}, no stack, logged', async () => {

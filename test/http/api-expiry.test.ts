@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { assertJsonError, bearer, tokenId, tokenRow } from '../helpers/api.ts';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
-import { availableDialects } from '../helpers/databases.ts';
+import { appDialects, createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 
 const MINUTE = 60_000;
 const START = Date.UTC(2026, 0, 1, 12);
@@ -21,7 +20,7 @@ const listed = async (t: TestApp, token: string) =>
     created_at: string;
   }>;
 
-await describeEachDialect(
+await describeApp(
   'API token expiry and last use (fake clock)',
   (ctx) => {
     test('TOKEN_EXPIRATION (default 525960 minutes) counts from creation', async () => {
@@ -119,7 +118,7 @@ await describeEachDialect(
 );
 
 /** Apps with a non-default TOKEN_EXPIRATION (and a TOKEN_PREFIX), per dialect. */
-for (const { name, skip } of await availableDialects()) {
+for (const { name, skip } of await appDialects()) {
   describe(`TOKEN_EXPIRATION variants [${name}]`, { skip }, () => {
     const apps: Record<string, TestApp> = {};
     const variants = { null: 'null', empty: '', ten: '10' } as const;

@@ -16,7 +16,7 @@ import { safeEqual } from '../../src/lib/crypto.ts';
 import { toUser, type User } from '../../src/users/user.ts';
 import { findUserById } from '../../src/users/users.repository.ts';
 import { assertJsonError, bearer } from '../helpers/api.ts';
-import { describeEachDialect, TEST_APP_KEY } from '../helpers/app.ts';
+import { describeApp, TEST_APP_KEY } from '../helpers/app.ts';
 
 /**
  * "Additional guards are added in the authentication configuration together with a matching user
@@ -130,7 +130,7 @@ async function guardedRoutes(app: FastifyInstance) {
   app.get('/api/either/whoami', { preHandler: app.requireAuth(['robots', 'api']) }, whoami);
 }
 
-await describeEachDialect(
+await describeApp(
   'guards as configuration',
   (ctx) => {
     const robotKey = (robot: Robot, key = robot.key) => ({ 'x-robot-key': `${robot.id}:${key}` });

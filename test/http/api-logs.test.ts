@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sha256Hex } from '../../src/lib/crypto.ts';
 import { bearer, requestToken } from '../helpers/api.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 
 const PASSWORD = 'Pw-LOGSECRET-correct-7731';
 const WRONG = 'Pw-LOGSECRET-wrong-5512';
 const COOKIE = 'CookieLOGSECRET0123456789abcdef';
 const OTHER_COOKIE = 'RememberLOGSECRETfedcba9876543210';
 
-await describeEachDialect(
+await describeApp(
   'logs never hold passwords, tokens or cookies',
   (ctx) => {
     test('after a tour of the API at LOG_LEVEL=trace', async () => {

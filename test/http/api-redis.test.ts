@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { assertJsonError, bearer, requestToken } from '../helpers/api.ts';
-import { countRows, type TestApp, twoInstances } from '../helpers/app.ts';
-import { availableDialects, REDIS_TEST_URL } from '../helpers/databases.ts';
+import { appDialects, countRows, type TestApp, twoInstances } from '../helpers/app.ts';
+import { REDIS_TEST_URL } from '../helpers/databases.ts';
 import { deleteRedisKeys, redisKeys, redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 
 const redisSkipReason = await redisSkip();
@@ -13,7 +13,7 @@ const API_LIMIT = 10;
  * Redis, so an attempt on one instance counts on the other at once (docs/guides/several-instances.md). Each run uses its
  * own REDIS_PREFIX and deletes its keys afterwards.
  */
-for (const { name, skip } of await availableDialects()) {
+for (const { name, skip } of await appDialects()) {
   describe(`Redis-backed throttling across two instances [${name}]`, {
     skip: skip || redisSkipReason,
   }, () => {

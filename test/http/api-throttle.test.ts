@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { assertJsonError, bearer, insertTokenRow, requestToken } from '../helpers/api.ts';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeApp } from '../helpers/app.ts';
 
 const START = Date.UTC(2026, 0, 1, 12);
 const loginClock = fakeClock(START);
 
-await describeEachDialect(
+await describeApp(
   'login throttle on POST /api/tokens (memory store, fake clock)',
   (ctx) => {
     test('5 failures per e-mail + IP; the 6th is refused with 429 + Retry-After even with the right password', async () => {
@@ -126,7 +126,7 @@ await describeEachDialect(
 
 const apiClock = fakeClock(START);
 
-await describeEachDialect(
+await describeApp(
   'general API limit (API_RATE_LIMIT=3, memory store, fake clock)',
   (ctx) => {
     test('per user: the 4th request in a minute → 429 Too Many Attempts + Retry-After', async () => {
@@ -216,7 +216,7 @@ await describeEachDialect(
   { overrides: { clock: apiClock }, env: { API_RATE_LIMIT: '3' } },
 );
 
-await describeEachDialect(
+await describeApp(
   'X-Forwarded-For with TRUST_PROXY',
   (ctx) => {
     test('the forwarded client address is the throttle key', async () => {

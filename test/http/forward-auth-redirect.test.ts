@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser, webLogin } from '../helpers/browser-session.ts';
 import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 
@@ -73,7 +73,7 @@ const ALLOWED: [string, string][] = [
   ['http://gatehouse.test/profile', 'http://gatehouse.test/profile'],
 ];
 
-await describeEachDialect(
+await describeApp(
   '/login?redirect= (docs/integrations/forward-auth.md, FORWARD_AUTH_DOMAINS)',
   (ctx) => {
     test('an allowed target: the form says where it continues, the login ends there', async () => {
@@ -200,7 +200,7 @@ test('FORWARD_AUTH_DOMAINS unset: no absolute target is ever followed', async ()
   }
 });
 
-await describeEachDialect(
+await describeApp(
   'SESSION_DOMAIN: one web session for sibling subdomains (docs/integrations/forward-auth.md)',
   (ctx) => {
     test('the session cookie carries Domain and __Secure-; remember-me, XSRF-TOKEN and the panel cookie stay host-only', async () => {

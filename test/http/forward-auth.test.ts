@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countRows, createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser, webLogin } from '../helpers/browser-session.ts';
 
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -18,7 +18,7 @@ async function snapshot(t: TestApp) {
   };
 }
 
-await describeEachDialect(
+await describeApp(
   'forward auth: /auth/request and /auth/forward (docs/integrations/forward-auth.md)',
   (ctx) => {
     for (const path of ['/auth/request', '/auth/forward']) {
@@ -244,7 +244,7 @@ await describeEachDialect(
   },
 );
 
-await describeEachDialect(
+await describeApp(
   'forward auth behind a trusted proxy (TRUST_PROXY)',
   (ctx) => {
     const forwarded = {

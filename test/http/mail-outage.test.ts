@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { freePort, startSmtpSink } from '../helpers/smtp-sink.ts';
 
 const port = await freePort();
 const PASSWORD = 'saffron-glacier-beacon-3';
 
-await describeEachDialect(
+await describeApp(
   'SMTP outage',
   (ctx, dialect) => {
     test('users register and ask for resets while SMTP is down; every mail arrives once when it is back', async () => {

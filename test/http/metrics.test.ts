@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { guestWithOptions, userWithPasskey } from '../helpers/passkeys.ts';
 import { parseExposition, type Sample, sampleValue } from '../helpers/prometheus.ts';
@@ -40,7 +40,7 @@ async function loginBrowser(t: TestApp, path = '/login') {
   return browser;
 }
 
-await describeEachDialect(
+await describeApp(
   'GET /metrics',
   (ctx) => {
     let t: TestApp;

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import type { LightMyRequestResponse } from 'fastify';
 import { parseRoutes } from '../fuzz/requests.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { OpenApiChecker } from '../helpers/openapi.ts';
 
 /**
@@ -41,7 +41,7 @@ const NOT_JSON = new Set([
   'GET /email/cancel-change/:id/:hash',
 ]);
 
-await describeEachDialect('OpenAPI document', (t) => {
+await describeApp('OpenAPI document', (t) => {
   test('GET /openapi.json is public and valid against the OpenAPI 3.1 schema', async () => {
     const response = await t().app.inject({ url: '/openapi.json' });
     assert.equal(response.statusCode, 200);

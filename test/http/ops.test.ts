@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 import { REDIS_TEST_URL } from '../helpers/databases.ts';
 import { redisSkip, uniqueRedisPrefix } from '../helpers/redis.ts';
 
@@ -14,7 +14,7 @@ async function closedPort(): Promise<number> {
   return typeof address === 'object' && address ? address.port : 1;
 }
 
-await describeEachDialect('GET /health and /ready', (ctx) => {
+await describeApp('GET /health and /ready', (ctx) => {
   test('/health → 200 {"status":"ok"}', async () => {
     const response = await ctx().app.inject({ url: '/health' });
     assert.equal(response.statusCode, 200);

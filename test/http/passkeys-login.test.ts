@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson } from '../helpers/account.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { type AssertionOverrides, SoftwareAuthenticator } from '../helpers/passkey-authenticator.ts';
 import { guestWithOptions, TEST_ORIGIN, userWithPasskey } from '../helpers/passkeys.ts';
@@ -28,7 +28,7 @@ async function isSignedIn(browser: Browser): Promise<boolean> {
   return (await browser.get('/dashboard')).statusCode === 200;
 }
 
-await describeEachDialect(
+await describeApp(
   'passkeys: sign-in (docs/guides/passkeys.md)',
   (ctx) => {
     test('options for a guest: empty allowCredentials, RP id of APP_URL, UV preferred, 5 minutes', async () => {

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { createPayloadCipher } from '../../src/mail/payload-cipher.ts';
 import { auditEvents, sendJson } from '../helpers/account.ts';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { SoftwareAuthenticator } from '../helpers/passkey-authenticator.ts';
 import {
@@ -18,7 +18,7 @@ import {
 
 const clock = fakeClock(Date.UTC(2026, 10, 27, 10));
 
-await describeEachDialect(
+await describeApp(
   'passkeys: rename, delete, the account page (docs/guides/passkeys.md)',
   (ctx) => {
     test('rename (PUT) and delete: 204, audited, the owner mailed on delete; a deleted passkey no longer signs in', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { auditEvents, sendJson, signedInBrowser } from '../helpers/account.ts';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { SoftwareAuthenticator } from '../helpers/passkey-authenticator.ts';
 import {
@@ -17,7 +17,7 @@ import { enableTwoFactor } from '../helpers/two-factor.ts';
 const clock = fakeClock(Date.UTC(2026, 10, 27, 9));
 const FAILED = 'The passkey could not be verified. Please try again.';
 
-await describeEachDialect(
+await describeApp(
   'passkeys: registration (docs/guides/passkeys.md)',
   (ctx) => {
     test('options: WebAuthn JSON for APP_URL, a discoverable credential, UV preferred, own passkeys excluded', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { SpaClient } from '../helpers/spa-client.ts';
 
 const SPA = 'http://spa.test:5173';
@@ -21,7 +21,7 @@ function assertNoGrant(response: LightMyRequestResponse) {
   assert.equal(response.headers['access-control-allow-methods'], undefined);
 }
 
-await describeEachDialect(
+await describeApp(
   'SPA CORS: credentials for stateful origins only',
   (ctx) => {
     const preflight = (url: string, origin: string, method = 'POST') =>

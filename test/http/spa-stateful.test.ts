@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeApp } from '../helpers/app.ts';
 import { SpaClient } from '../helpers/spa-client.ts';
 
 const SPA = 'http://spa.test:5173';
 const env = { SANCTUM_STATEFUL_DOMAINS: 'spa.test:5173,*.example.com,plain.test' };
 
-await describeEachDialect(
+await describeApp(
   'SPA on a stateful domain: cookie sessions for /api',
   (ctx) => {
     test('GET /sanctum/csrf-cookie: 204, session cookie + readable XSRF-TOKEN bound to it', async () => {

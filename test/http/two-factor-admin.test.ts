@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
 import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
@@ -32,7 +32,7 @@ function databaseUrl(ctx: TestApp): string {
   return database.dialect === 'sqlite' ? `sqlite:${database.filename}` : database.url;
 }
 
-await describeEachDialect(
+await describeApp(
   'two-factor in the panel and the CLI (docs/guides/two-factor.md)',
   (ctx) => {
     test('an admin with two-factor passes /admin/two-factor-challenge before any panel page', async () => {
@@ -131,7 +131,7 @@ await describeEachDialect(
   { overrides: { clock }, env: { IP_AUTH_LIMIT: '0' } },
 );
 
-await describeEachDialect(
+await describeApp(
   'ADMIN_REQUIRE_TWO_FACTOR=true (docs/guides/two-factor.md)',
   (ctx) => {
     test('an admin without two-factor opens no panel page until it is on', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { codeAt } from '../../src/two-factor/totp.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { midStep } from '../helpers/two-factor.ts';
 
@@ -47,7 +47,7 @@ async function events(ctx: TestApp, userId: number) {
   return rows.map((r) => r.event);
 }
 
-await describeEachDialect(
+await describeApp(
   'two-factor enrolment (docs/guides/two-factor.md)',
   (ctx) => {
     test('every management route needs a password confirmation (JSON 423, browsers to the form)', async () => {

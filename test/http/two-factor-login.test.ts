@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 
@@ -30,7 +30,7 @@ async function passwordStep(ctx: TestApp, user: { email: string; password: strin
   return browser;
 }
 
-await describeEachDialect(
+await describeApp(
   'two-factor login (docs/guides/two-factor.md)',
   (ctx) => {
     test('the right password alone is no login: a pending login, the challenge page, no session', async () => {
@@ -293,7 +293,7 @@ await describeEachDialect(
   { overrides: { clock }, env: { IP_AUTH_LIMIT: '0' } },
 );
 
-await describeEachDialect(
+await describeApp(
   'two-factor challenge inside the per-IP auth budget (docs/security.md)',
   (ctx) => {
     test('the challenge spends the budget of the password checks, before any code is checked', async () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { hmacSha256Hex, sha1Hex } from '../../src/lib/crypto.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { extractLinks, startSmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -36,7 +36,7 @@ async function register(app: TestApp, lang = 'en') {
 const userId = async (app: TestApp, email: string) =>
   (await app.db.selectFrom('users').select('id').where('email', '=', email).executeTakeFirstOrThrow()).id;
 
-await describeEachDialect(
+await describeApp(
   'web e-mail verification',
   (ctx) => {
     test('registration mails a signed link; opening it verifies and /profile opens', async () => {

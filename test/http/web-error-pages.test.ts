@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../../src/http/errors.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 /** Routes that fail on purpose, to see the 429 and 500 pages a person would get. */
@@ -15,7 +15,7 @@ const failing = fp(async (app) => {
   });
 });
 
-await describeEachDialect(
+await describeApp(
   'error pages, favicon and language links',
   (ctx) => {
     test('404: plain words, the guest navigation and a way home; JSON keeps "Not Found."', async () => {

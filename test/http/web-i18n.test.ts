@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createTestApp, describeEachDialect } from '../helpers/app.ts';
+import { createTestApp, describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 const FAILED: Record<string, string> = {
@@ -24,7 +24,7 @@ const LOGIN_TITLE: Record<string, string> = {
 
 const htmlText = (text: string) => text.replace(/'/g, '&#39;');
 
-await describeEachDialect('languages (docs/guides/languages.md)', (ctx) => {
+await describeApp('languages (docs/guides/languages.md)', (ctx) => {
   test('?lang= wins and is remembered in a locale cookie; then cookie; then Accept-Language', async () => {
     const { app } = ctx();
     const browser = new Browser(app, { 'accept-language': 'fr-CH, fr;q=0.9, en;q=0.5' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { countRows, createTestApp, describeEachDialect } from '../helpers/app.ts';
+import { countRows, createTestApp, describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 const FAILED = 'These credentials do not match our records.';
@@ -11,7 +11,7 @@ const clock = fakeClock();
 /** The page without its per-session parts, to compare two answers. */
 const stripTokens = (body: string) => body.replace(/name="_token" value="[^"]*"/g, '');
 
-await describeEachDialect(
+await describeApp(
   'web login (docs/guides/sessions-and-spas.md)',
   (ctx) => {
     test('validation first: e-mail required + format, password required + min 6 (HTML and JSON)', async () => {

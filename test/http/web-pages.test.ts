@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 const CSP_REQUIRED = ["default-src 'self'", "object-src 'none'", "base-uri 'none'", "frame-ancestors 'none'"];
@@ -36,7 +36,7 @@ function assertHtmlSecurityHeaders(response: LightMyRequestResponse, label: stri
   );
 }
 
-await describeEachDialect('web pages, guards and headers', (ctx) => {
+await describeApp('web pages, guards and headers', (ctx) => {
   test('the welcome page offers log in and register to guests, the dashboard to users', async () => {
     const t = ctx();
     const guest = await t.app.inject({ url: '/' });

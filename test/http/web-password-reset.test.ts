@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { extractLinks, startSmtpSink } from '../helpers/smtp-sink.ts';
 
@@ -35,7 +35,7 @@ async function mailedResetLink(app: TestApp, email: string, headers: Record<stri
 const mailsTo = (email: string, kind: RegExp) =>
   sink.mails.filter((m) => m.envelope.to[0] === email && kind.test(m.subject));
 
-await describeEachDialect(
+await describeApp(
   'web password reset',
   (ctx) => {
     test('known and unknown addresses get byte-identical answers; only the known one gets mail', async (t) => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { registerUser } from '../../src/users/registration.ts';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 const GOOD_PASSWORD = 'tangerine-orbit-42';
@@ -16,7 +16,7 @@ function form(overrides: Record<string, string> = {}) {
   };
 }
 
-await describeEachDialect('web registration', (ctx) => {
+await describeApp('web registration', (ctx) => {
   test('GET /register shows a labelled form with a CSRF token', async () => {
     const browser = new Browser(ctx().app);
     const page = await browser.get('/register');

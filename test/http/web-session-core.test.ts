@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { countRows, describeEachDialect } from '../helpers/app.ts';
+import { countRows, describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
-await describeEachDialect('web session core', (ctx) => {
+await describeApp('web session core', (ctx) => {
   test('login rotates the session id, logout kills it server-side', async () => {
     const { app, createUser } = ctx();
     const user = await createUser();

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { ROTATION_GRACE_MS } from '../../src/auth/remember-me/remember-me.ts';
 import { createSession, newSessionId, sessionKey } from '../../src/auth/sessions/sessions.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { countRows, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { countRows, describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 
 const MINUTE = 60_000;
@@ -34,7 +34,7 @@ async function rememberTokensOf(t: TestApp, userId: number) {
   return t.db.selectFrom('remember_tokens').selectAll().where('user_id', '=', userId).execute();
 }
 
-await describeEachDialect(
+await describeApp(
   'web sessions and remember-me',
   (ctx) => {
     test('login issues a new id: the pre-login cookie and its CSRF token stop working', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { endpointHash } from '../../src/webhooks/webhook-outbox.ts';
-import { createTestApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
 import { eventually } from '../helpers/process.ts';
 import { startWebhookReceiver, type WebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
 
@@ -73,7 +73,7 @@ const received = (receiver: WebhookReceiver, ids: readonly string[], timeoutMs =
     `${ids.length} events`,
   );
 
-await describeEachDialect(
+await describeApp(
   'webhook delivery: failures, outages, redirects, timeouts',
   (ctx) => {
     let t: TestApp;

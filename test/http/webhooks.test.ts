@@ -4,7 +4,7 @@ import { fakeClock } from '../../src/lib/clock.ts';
 import { codeAt } from '../../src/two-factor/totp.ts';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/webhook-events.ts';
 import { signedInAdmin } from '../helpers/account.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { midStep } from '../helpers/two-factor.ts';
 import {
@@ -63,7 +63,7 @@ function eventsAbout(id: number): Map<string, ReceivedEvent[]> {
   return byType;
 }
 
-await describeEachDialect(
+await describeApp(
   'webhooks: every event, signed, with ids, e-mail and names',
   (ctx, dialect) => {
     let t: TestApp;
