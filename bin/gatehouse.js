@@ -10,4 +10,5 @@ try {
   process.stderr.write(`gatehouse: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 }
-await import('../dist/src/cli/index.js');
+const { main } = await import('../dist/src/cli/index.js');
+await main();

@@ -8,6 +8,16 @@ export interface CommandIO {
   readonly cwd: string;
 }
 
+/** What a command is parsed with and run on: its options' values and its positional arguments. */
+export interface CommandArgs {
+  values: Record<string, unknown>;
+  positionals: string[];
+}
+
+/** A command's code: resolves to the exit code. Throw CommandError for a one-line failure. */
+export type CommandRun = (args: CommandArgs, io: CommandIO) => Promise<number>;
+
+/** A command as the CLI lists, documents and parses it (commands.ts); its code is loaded to run it. */
 export interface Command {
   readonly name: string;
   readonly summary: string;
@@ -22,8 +32,8 @@ export interface Command {
   /** What the command reads from the environment beyond the common settings, for --help. */
   readonly environment?: string;
   readonly allowPositionals?: boolean;
-  /** Resolves to the exit code. Throw CommandError for a one-line failure. */
-  run(args: { values: Record<string, unknown>; positionals: string[] }, io: CommandIO): Promise<number>;
+  /** Imports the command's module (commands/<name>.ts) and gives its code: only when it runs. */
+  load(): Promise<CommandRun>;
 }
 
 /** A failure reported as one line on stderr with a non-zero exit, never a stack trace. */

@@ -2,41 +2,9 @@ import { parseArgs } from 'node:util';
 import { ConfigError } from '../config.ts';
 import { packageVersion } from '../lib/version.ts';
 import { type Command, CommandError, type CommandIO } from './command.ts';
-import { adminGrantCommand } from './commands/admin-grant.ts';
-import { adminRevokeCommand } from './commands/admin-revoke.ts';
-import { clientsCreateCommand } from './commands/clients-create.ts';
-import { clientsDeleteCommand } from './commands/clients-delete.ts';
-import { clientsListCommand } from './commands/clients-list.ts';
-import { clientsRotateSecretCommand } from './commands/clients-rotate-secret.ts';
-import { clientsShowCommand } from './commands/clients-show.ts';
-import { importLaravelCommand } from './commands/import-laravel.ts';
-import { mailTestCommand } from './commands/mail-test.ts';
-import { makeAdminCommand } from './commands/make-admin.ts';
-import { migrateCommand } from './commands/migrate.ts';
-import { oidcRotateKeysCommand } from './commands/oidc-rotate-keys.ts';
-import { serveCommand } from './commands/serve.ts';
-import { sessionsPruneCommand } from './commands/sessions-prune.ts';
-import { tokensPruneCommand } from './commands/tokens-prune.ts';
-import { twoFactorDisableCommand } from './commands/two-factor-disable.ts';
+import { commands } from './commands.ts';
 
-export const commands: readonly Command[] = [
-  adminGrantCommand,
-  adminRevokeCommand,
-  clientsCreateCommand,
-  clientsDeleteCommand,
-  clientsListCommand,
-  clientsRotateSecretCommand,
-  clientsShowCommand,
-  importLaravelCommand,
-  mailTestCommand,
-  makeAdminCommand,
-  migrateCommand,
-  oidcRotateKeysCommand,
-  serveCommand,
-  sessionsPruneCommand,
-  tokensPruneCommand,
-  twoFactorDisableCommand,
-];
+export { commands };
 
 function overview(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
@@ -84,16 +52,37 @@ export function help(command: Command): string {
  * its length, and at most 3), or the only command the name starts or ends.
  */
 export function suggest(name: string): string | null {
+  return closest(
+    name.toLowerCase(),
+    commands.map((c) => c.name),
+  );
+}
+
+/** The one of `candidates` that `typed` most likely meant (see suggest), or null. */
+function closest(typed: string, candidates: readonly string[]): string | null {
   let best: { name: string; distance: number } | null = null;
-  for (const command of commands) {
-    const distance = editDistance(name.toLowerCase(), command.name);
-    if (best === null || distance < best.distance) best = { name: command.name, distance };
+  for (const candidate of candidates) {
+    const distance = editDistance(typed, candidate);
+    if (best === null || distance < best.distance) best = { name: candidate, distance };
   }
   if (best !== null && best.distance <= Math.min(3, Math.ceil(best.name.length / 3))) return best.name;
-  const partial = commands.filter(
-    (c) => name.length >= 3 && (c.name.startsWith(name) || c.name.endsWith(name)),
-  );
-  return partial.length === 1 ? partial[0]!.name : null;
+  const partial = candidates.filter((c) => typed.length >= 3 && (c.startsWith(typed) || c.endsWith(typed)));
+  return partial.length === 1 ? partial[0]! : null;
+}
+
+/**
+ * The one line for an option parseArgs refused: an unknown option gets the command's option it most
+ * likely meant ("--emial" → "--email"); every other refusal keeps parseArgs' own first sentence.
+ */
+function optionError(command: Command, error: Error & { code?: unknown }): string {
+  const more = `Run "gatehouse ${command.name} --help".`;
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const typed = /'([^']+)'/.exec(error.message)?.[1] ?? '';
+    const names = [...Object.keys(command.options ?? {}), 'help'];
+    const guess = typed.startsWith('--') ? closest(typed.slice(2).toLowerCase(), names) : null;
+    return `Unknown option "${typed}" for ${command.name}.${guess ? ` Did you mean "--${guess}"?` : ''} ${more}`;
+  }
+  return `${error.message.split('\n')[0]!.replace(/\.$/, '')}. ${more}`;
 }
 
 function editDistance(a: string, b: string): number {
@@ -142,20 +131,22 @@ export async function runCli(argv: readonly string[], io: CommandIO): Promise<nu
       io.stdout.write(`${help(command)}\n`);
       return 0;
     }
-    return await command.run({ values, positionals }, io);
+    const run = await command.load();
+    return await run({ values, positionals }, io);
   } catch (error) {
     const message =
       error instanceof CommandError || error instanceof ConfigError
         ? error.message
         : error instanceof Error && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')
-          ? `${error.message}. Run "gatehouse ${name} --help".`
+          ? optionError(command, error)
           : `${name} failed: ${error instanceof Error ? error.message : String(error)}`;
     io.stderr.write(`${message.split('\n')[0]}\n`);
     return 1;
   }
 }
 
-if (process.argv[1] && /(gatehouse(\.js)?|cli[\\/]index\.ts)$/.test(process.argv[1])) {
+/** `gatehouse …` as bin/gatehouse.js runs it: this process's arguments and streams, and its exit code. */
+export async function main(): Promise<void> {
   const code = await runCli(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

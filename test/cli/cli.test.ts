@@ -49,6 +49,39 @@ describe('gatehouse (spawned)', () => {
     assert.match(unknown.stderr, /Unknown command "frobnicate"/);
   });
 
+  test('--help and a mistyped option load no command: the list of commands answers them', async () => {
+    const record = join(work, 'imports.txt');
+    const recorder = join(import.meta.dirname, 'fixtures', 'record-imports.mjs');
+    const env = { APP_KEY: TEST_APP_KEY, STORAGE_PATH: join(work, 'storage'), RECORD_IMPORTS: record };
+    for (const args of [['--help'], ['make:admin', '--emial', 'ada@example.com']]) {
+      rmSync(record, { force: true });
+      const result = await gatehouse(args, env, work, ['--import', recorder]);
+      assert.equal(result.code, args.length === 1 ? 0 : 1, result.stderr);
+      const loaded = readFileSync(record, 'utf8')
+        .split('\n')
+        .filter((url) => url.includes('/dist/src/'));
+      assert.ok(
+        loaded.some((url) => url.endsWith('/dist/src/cli/commands.js')),
+        `the recorder saw the CLI load: ${loaded.length} modules`,
+      );
+      const heavy = loaded.filter((url) =>
+        /\/dist\/src\/(services|server|app)\.js$|\/cli\/commands\//.test(url),
+      );
+      assert.deepEqual(heavy, [], `gatehouse ${args.join(' ')} loaded what only a running command needs`);
+    }
+  });
+
+  test('a mistyped option is refused in one line with the option it most likely meant', async () => {
+    const env = { APP_KEY: TEST_APP_KEY, STORAGE_PATH: join(work, 'storage') };
+    const result = await gatehouse(['make:admin', '--emial', 'ada@example.com'], env, work);
+    assert.equal(result.code, 1);
+    assert.equal(result.stdout, '');
+    assert.equal(
+      result.stderr,
+      'Unknown option "--emial" for make:admin. Did you mean "--email"? Run "gatehouse make:admin --help".\n',
+    );
+  });
+
   test('an invalid DATABASE_URL stops with one line naming it, a non-zero exit and nothing written', async () => {
     const storage = join(work, 'fresh-storage');
     const result = await gatehouse(
@@ -185,6 +218,25 @@ describe('gatehouse (in-process dispatcher)', () => {
       assert.ok(oneLine(result.stderr), result.stderr);
       if (meant) assert.match(result.stderr, new RegExp(`Did you mean "${meant}"\\?`), typed);
       else assert.doesNotMatch(result.stderr, /Did you mean/, typed);
+    }
+  });
+
+  test('mistyped options get a suggestion when one is close, in one line', async () => {
+    for (const [args, meant] of [
+      [['make:admin', '--pasword=x'], '--password'],
+      [['make:admin', '--Email', 'a@example.com'], '--email'],
+      [['import:laravel', '--dryrun'], '--dry-run'],
+      [['import:laravel', '--admin', 'a@example.com'], '--admins'],
+      [['two-factor:disable', '--hepl'], '--help'],
+      [['make:admin', '--frobnicate'], null],
+      [['migrate', '-x'], null],
+    ] as const) {
+      const result = await inProcess([...args], {}, work);
+      assert.equal(result.code, 1, args.join(' '));
+      assert.ok(oneLine(result.stderr), result.stderr);
+      assert.match(result.stderr, new RegExp(`gatehouse ${args[0]} --help`), args.join(' '));
+      if (meant) assert.match(result.stderr, new RegExp(`Did you mean "${meant}"\\?`), args.join(' '));
+      else assert.doesNotMatch(result.stderr, /Did you mean/, args.join(' '));
     }
   });
 

@@ -28,11 +28,17 @@ export async function runCliInProcess(
 
 /**
  * `node bin/gatehouse.js …` as a user runs it: in `cwd`, with exactly `env` (plus PATH); stdin is a
- * pipe closed at once, so not a terminal. The one child-process helper of the CLI tests.
+ * pipe closed at once, so not a terminal; `nodeArgs` go to node before the script. The one
+ * child-process helper of the CLI tests.
  */
-export function runGatehouse(args: string[], env: Record<string, string>, cwd: string): Promise<CliResult> {
+export function runGatehouse(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  nodeArgs: string[] = [],
+): Promise<CliResult> {
   return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
       cwd,
       env: { PATH: process.env['PATH'] ?? '', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -9,120 +9,89 @@ import { checkTimeZone } from '../../import/laravel/time.ts';
 import { systemClock } from '../../lib/clock.ts';
 import { isEmail } from '../../lib/validation.ts';
 import { normaliseEmail } from '../../users/user.ts';
-import { type Command, CommandError, type CommandIO } from '../command.ts';
+import { type CommandArgs, CommandError, type CommandIO } from '../command.ts';
+import { USER_MODEL } from '../commands.ts';
 import { withServices } from '../services.ts';
-
-const USER_MODEL = 'App\\Models\\User';
 
 /**
  * `gatehouse import:laravel --from <url>` (docs/guides/moving-from-laravel.md): a Laravel application's users and their
  * Sanctum tokens, copied into Gatehouse's database (DATABASE_URL) in one transaction.
  */
-export const importLaravelCommand: Command = {
-  name: 'import:laravel',
-  summary: "Copy a Laravel application's users and Sanctum tokens into Gatehouse",
-  usage:
-    'gatehouse import:laravel --from <DATABASE_URL of the Laravel app> [--dry-run] [--admins e1,e2] [--tokenable TYPE] [--timezone ZONE]',
-  description: `Reads the Laravel database (mysql://, mariadb://, postgres:// or sqlite:PATH; only read, in one
-snapshot) and writes into Gatehouse's own database (DATABASE_URL) in ONE transaction: if anything
-fails, nothing is written. Running it again imports only what is new.
-
-Imported: users (id, name, e-mail lower-cased, password hash as it is, email_verified_at, timestamps)
-and the personal_access_tokens of the user model (id, SHA-256 hash as stored, name, abilities,
-last_used_at, expires_at, timestamps). Accounts whose e-mails differ only in letter case are reported
-and none of them is imported. Sessions, password reset tokens and remember-me tokens are not imported.`,
-  options: {
-    from: { type: 'string' },
-    'dry-run': { type: 'boolean' },
-    admins: { type: 'string' },
-    tokenable: { type: 'string' },
-    timezone: { type: 'string' },
-  },
-  optionHelp: {
-    from: "The Laravel application's database, as a DATABASE_URL (required)",
-    'dry-run': 'Read and check everything, report what would happen, write nothing',
-    admins: 'Comma-separated e-mails of imported users who get panel access',
-    tokenable: `The tokenable_type whose tokens are imported (default ${USER_MODEL})`,
-    timezone: "Laravel's config('app.timezone'), the zone its timestamps are in (default UTC)",
-  },
-  async run({ values }, io) {
-    const dryRun = values['dry-run'] === true;
-    // A dry run writes nothing anywhere: not even a generated storage/app.key.
-    const config = loadConfig(io.env, { cwd: io.cwd, storeAppKey: !dryRun });
-    const from = values['from'];
-    if (typeof from !== 'string' || from === '') {
+export async function run({ values }: CommandArgs, io: CommandIO): Promise<number> {
+  const dryRun = values['dry-run'] === true;
+  // A dry run writes nothing anywhere: not even a generated storage/app.key.
+  const config = loadConfig(io.env, { cwd: io.cwd, storeAppKey: !dryRun });
+  const from = values['from'];
+  if (typeof from !== 'string' || from === '') {
+    throw new CommandError(
+      'Missing --from <DATABASE_URL of the Laravel app>. Run "gatehouse import:laravel --help".',
+    );
+  }
+  const sourceConfig = parseDatabaseUrl(from, io.cwd, '--from');
+  if (sameDatabase(sourceConfig, config.database)) {
+    throw new CommandError("--from names Gatehouse's own database (DATABASE_URL): nothing to import.");
+  }
+  const admins = adminList(values['admins']);
+  const canAccessPanel = panelAccessCheck(config.panelEmailDomains);
+  for (const email of admins) {
+    if (
+      !canAccessPanel({ panelAccess: true, disabledAt: null, email } as Parameters<typeof canAccessPanel>[0])
+    ) {
       throw new CommandError(
-        'Missing --from <DATABASE_URL of the Laravel app>. Run "gatehouse import:laravel --help".',
+        `--admins: ${email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would refuse it.`,
       );
     }
-    const sourceConfig = parseDatabaseUrl(from, io.cwd, '--from');
-    if (sameDatabase(sourceConfig, config.database)) {
-      throw new CommandError("--from names Gatehouse's own database (DATABASE_URL): nothing to import.");
-    }
-    const admins = adminList(values['admins']);
-    const canAccessPanel = panelAccessCheck(config.panelEmailDomains);
-    for (const email of admins) {
-      if (
-        !canAccessPanel({ panelAccess: true, disabledAt: null, email } as Parameters<
-          typeof canAccessPanel
-        >[0])
-      ) {
-        throw new CommandError(
-          `--admins: ${email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would refuse it.`,
-        );
+  }
+  const zone = typeof values['timezone'] === 'string' ? values['timezone'] : 'UTC';
+  try {
+    checkTimeZone(zone);
+  } catch {
+    throw new CommandError(`--timezone: "${zone}" is not a time zone name (such as UTC or Europe/Berlin).`);
+  }
+  const tokenableType = typeof values['tokenable'] === 'string' ? values['tokenable'] : USER_MODEL;
+
+  // The source first: when it cannot be read, Gatehouse's database is not touched at all.
+  let source: LaravelSource;
+  try {
+    source = await openLaravelSource(sourceConfig);
+  } catch (error) {
+    throw new CommandError(
+      `Cannot read the Laravel database (--from): ${messageOf(error)}. Nothing was written.`,
+    );
+  }
+  const importInto = async (target: ImportTarget, now: number) => {
+    const summary = await importLaravel(
+      source,
+      target,
+      { dryRun, admins, tokenableType, zone, locale: config.locale, now },
+      progressLine(io),
+    );
+    io.stdout.write(`${formatSummary(summary, tokenableType)}\n`);
+    return 0;
+  };
+  try {
+    if (dryRun) {
+      // Only read, never created or migrated (dry-run-target.ts): no server settings, no services.
+      const target = openDryRunTarget(config.database);
+      try {
+        return await importInto(target, systemClock.now());
+      } finally {
+        await target.close();
       }
     }
-    const zone = typeof values['timezone'] === 'string' ? values['timezone'] : 'UTC';
-    try {
-      checkTimeZone(zone);
-    } catch {
-      throw new CommandError(`--timezone: "${zone}" is not a time zone name (such as UTC or Europe/Berlin).`);
-    }
-    const tokenableType = typeof values['tokenable'] === 'string' ? values['tokenable'] : USER_MODEL;
-
-    // The source first: when it cannot be read, Gatehouse's database is not touched at all.
-    let source: LaravelSource;
-    try {
-      source = await openLaravelSource(sourceConfig);
-    } catch (error) {
-      throw new CommandError(
-        `Cannot read the Laravel database (--from): ${messageOf(error)}. Nothing was written.`,
-      );
-    }
-    const importInto = async (target: ImportTarget, now: number) => {
-      const summary = await importLaravel(
-        source,
-        target,
-        { dryRun, admins, tokenableType, zone, locale: config.locale, now },
-        progressLine(io),
-      );
-      io.stdout.write(`${formatSummary(summary, tokenableType)}\n`);
-      return 0;
-    };
-    try {
-      if (dryRun) {
-        // Only read, never created or migrated (dry-run-target.ts): no server settings, no services.
-        const target = openDryRunTarget(config.database);
-        try {
-          return await importInto(target, systemClock.now());
-        } finally {
-          await target.close();
-        }
-      }
-      // A real run goes over the same services as the server and the other commands (its database
-      // handle, its clock), migrating first.
-      return await withServices(io, ({ database, clock }) => importInto(database, clock.now()), {
-        migrate: true,
-        config,
-      });
-    } catch (error) {
-      if (error instanceof ImportError) throw new CommandError(`${error.message}. Nothing was written.`);
-      throw new CommandError(`Import failed: ${messageOf(error)}. Nothing was written.`);
-    } finally {
-      await source.close();
-    }
-  },
-};
+    // A real run goes over the same services as the server and the other commands (its database
+    // handle, its clock), migrating first.
+    return await withServices(io, ({ database, clock }) => importInto(database, clock.now()), {
+      migrate: true,
+      config,
+    });
+  } catch (error) {
+    if (error instanceof ImportError) throw new CommandError(`${error.message}. Nothing was written.`);
+    throw new CommandError(`Import failed: ${messageOf(error)}. Nothing was written.`);
+  } finally {
+    await source.close();
+  }
+}
 
 function adminList(raw: unknown): string[] {
   if (raw === undefined) return [];

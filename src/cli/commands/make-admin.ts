@@ -6,7 +6,7 @@ import { createI18n, type Translate } from '../../i18n/i18n.ts';
 import { ValidationError, validationError } from '../../lib/validation.ts';
 import { normaliseEmail } from '../../users/user.ts';
 import { findUserByEmail } from '../../users/users.repository.ts';
-import { type Command, CommandError, type CommandIO } from '../command.ts';
+import { type CommandArgs, CommandError, type CommandIO } from '../command.ts';
 import { commandAudit, withServices } from '../services.ts';
 
 type Field = keyof NewAdminInput;
@@ -18,62 +18,50 @@ const ATTEMPTS = 3;
  * that passes the panel-access check. Missing values are asked for on a terminal (the password hidden
  * and asked twice); without a terminal the command refuses instead of hanging on a prompt nobody sees.
  */
-export const makeAdminCommand: Command = {
-  name: 'make:admin',
-  summary: 'Create a verified user with access to the administration panel',
-  usage: 'gatehouse make:admin [--name NAME] [--email EMAIL] [--password PASSWORD]',
-  options: { name: { type: 'string' }, email: { type: 'string' }, password: { type: 'string' } },
-  optionHelp: {
-    name: 'Display name, up to 255 characters (asked for on a terminal when left out)',
-    email: 'E-mail address to sign in with; must not belong to an account yet (asked for when left out)',
-    password:
-      'Password, 8–128 characters, not a common one. Visible to other local users (ps) and kept in the shell history: leave it out to type it hidden',
-  },
-  async run({ values }, io) {
-    // A bad configuration stops the command before any question is asked.
-    const config = loadConfig(io.env, { cwd: io.cwd });
-    // Registration's rules and messages, in English like the rest of the command line.
-    const t = createI18n('en', 'en').translator('en');
-    const given: Partial<NewAdminInput> = {};
-    for (const f of FIELDS) if (typeof values[f] === 'string') given[f] = values[f] as string;
-    const missing = FIELDS.filter((f) => given[f] === undefined);
-    // Bad flags fail before any question is asked.
-    for (const f of FIELDS) if (given[f] !== undefined) checked(() => checkField(f, given[f]!, given[f]!, t));
+export async function run({ values }: CommandArgs, io: CommandIO): Promise<number> {
+  // A bad configuration stops the command before any question is asked.
+  const config = loadConfig(io.env, { cwd: io.cwd });
+  // Registration's rules and messages, in English like the rest of the command line.
+  const t = createI18n('en', 'en').translator('en');
+  const given: Partial<NewAdminInput> = {};
+  for (const f of FIELDS) if (typeof values[f] === 'string') given[f] = values[f] as string;
+  const missing = FIELDS.filter((f) => given[f] === undefined);
+  // Bad flags fail before any question is asked.
+  for (const f of FIELDS) if (given[f] !== undefined) checked(() => checkField(f, given[f]!, given[f]!, t));
 
-    return withServices(
-      io,
-      async (services) => {
-        const { admin, database } = services;
-        // A taken address is reported before anything else is asked for — before the password is typed
-        // twice, and before a run without a terminal is told which flags it left out (docs/guides/admin-panel.md).
-        // (The unique index still decides a race: admin.create reports "taken" too.)
-        const taken = async (email: string) =>
-          (await findUserByEmail(database.db, normaliseEmail(email))) !== undefined;
-        if (given.email !== undefined && (await taken(given.email))) {
-          throw new CommandError(t('validation.unique', { attribute: 'email' }));
-        }
-        // Only then the flags left out: a script is not told to add --password for an address that is taken.
-        if (missing.length > 0 && !io.stdin.isTTY) {
-          throw new CommandError(
-            `Missing ${missing.map((f) => `--${f}`).join(', ')}: stdin is not a terminal, so make:admin will not prompt for it.`,
-          );
-        }
-        if (missing.length > 0) Object.assign(given, await askFor(missing, io, t, taken));
-        const input = checked(() => validateNewAdmin(given as NewAdminInput, t, config.appName));
-        const result = await admin.create(input, commandAudit(services));
-        if (result.status === 'taken') throw new CommandError(t('validation.unique', { attribute: 'email' }));
-        if (result.status === 'refused') {
-          throw new CommandError(
-            `${input.email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would refuse it.`,
-          );
-        }
-        io.stdout.write(`Success! ${result.user.email} may now log in at ${config.appUrl}/admin/login\n`);
-        return 0;
-      },
-      { migrate: true, config },
-    );
-  },
-};
+  return withServices(
+    io,
+    async (services) => {
+      const { admin, database } = services;
+      // A taken address is reported before anything else is asked for — before the password is typed
+      // twice, and before a run without a terminal is told which flags it left out (docs/guides/admin-panel.md).
+      // (The unique index still decides a race: admin.create reports "taken" too.)
+      const taken = async (email: string) =>
+        (await findUserByEmail(database.db, normaliseEmail(email))) !== undefined;
+      if (given.email !== undefined && (await taken(given.email))) {
+        throw new CommandError(t('validation.unique', { attribute: 'email' }));
+      }
+      // Only then the flags left out: a script is not told to add --password for an address that is taken.
+      if (missing.length > 0 && !io.stdin.isTTY) {
+        throw new CommandError(
+          `Missing ${missing.map((f) => `--${f}`).join(', ')}: stdin is not a terminal, so make:admin will not prompt for it.`,
+        );
+      }
+      if (missing.length > 0) Object.assign(given, await askFor(missing, io, t, taken));
+      const input = checked(() => validateNewAdmin(given as NewAdminInput, t, config.appName));
+      const result = await admin.create(input, commandAudit(services));
+      if (result.status === 'taken') throw new CommandError(t('validation.unique', { attribute: 'email' }));
+      if (result.status === 'refused') {
+        throw new CommandError(
+          `${input.email} is outside PANEL_EMAIL_DOMAINS (${config.panelEmailDomains.join(', ')}); the panel would refuse it.`,
+        );
+      }
+      io.stdout.write(`Success! ${result.user.email} may now log in at ${config.appUrl}/admin/login\n`);
+      return 0;
+    },
+    { migrate: true, config },
+  );
+}
 
 /** Runs a validation; its first message becomes the command's one line on stderr. */
 function checked<T>(run: () => T): T {

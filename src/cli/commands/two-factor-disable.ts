@@ -1,7 +1,7 @@
 import { isEmail } from '../../lib/validation.ts';
 import { normaliseEmail, toUser } from '../../users/user.ts';
 import { findUserByEmail } from '../../users/users.repository.ts';
-import { type Command, CommandError } from '../command.ts';
+import { type CommandArgs, CommandError, type CommandIO } from '../command.ts';
 import { commandAudit, withServices } from '../services.ts';
 
 /**
@@ -10,38 +10,29 @@ import { commandAudit, withServices } from '../services.ts';
  * The same use case as the account page and the panel: the secret and codes are deleted, an audit
  * row (actor: the command line) is written and the owner gets a mail.
  */
-export const twoFactorDisableCommand: Command = {
-  name: 'two-factor:disable',
-  summary: "Turn off a user's two-factor authentication",
-  usage: 'gatehouse two-factor:disable --email ADDRESS',
-  description:
-    'Deletes the TOTP secret and recovery codes of the account, so that it signs in with its password alone; the owner is told by mail.',
-  options: { email: { type: 'string' } },
-  optionHelp: { email: 'The address of an existing account' },
-  async run({ values }, io) {
-    const given = values['email'];
-    if (typeof given !== 'string' || given.trim() === '')
-      throw new CommandError('Usage: gatehouse two-factor:disable --email ADDRESS');
-    const email = normaliseEmail(given);
-    if (!isEmail(email)) throw new CommandError(`"${given}" is not a valid e-mail address.`);
-    return withServices(
-      io,
-      async (services) => {
-        const { database, auth, outbox } = services;
-        const row = await findUserByEmail(database.db, email);
-        if (row === undefined) throw new CommandError(`No user has the e-mail address ${email}.`);
-        const user = toUser(row);
-        const turnedOff = await auth.twoFactor.disable(user, 'cli', commandAudit(services));
-        if (!turnedOff) {
-          io.stdout.write(`${email} has no two-factor authentication.\n`);
-          return 0;
-        }
-        // The notice mail is in the outbox; deliver it now rather than leave it to a running server.
-        await outbox.drain();
-        io.stdout.write(`Two-factor authentication turned off for ${email}.\n`);
+export async function run({ values }: CommandArgs, io: CommandIO): Promise<number> {
+  const given = values['email'];
+  if (typeof given !== 'string' || given.trim() === '')
+    throw new CommandError('Usage: gatehouse two-factor:disable --email ADDRESS');
+  const email = normaliseEmail(given);
+  if (!isEmail(email)) throw new CommandError(`"${given}" is not a valid e-mail address.`);
+  return withServices(
+    io,
+    async (services) => {
+      const { database, auth, outbox } = services;
+      const row = await findUserByEmail(database.db, email);
+      if (row === undefined) throw new CommandError(`No user has the e-mail address ${email}.`);
+      const user = toUser(row);
+      const turnedOff = await auth.twoFactor.disable(user, 'cli', commandAudit(services));
+      if (!turnedOff) {
+        io.stdout.write(`${email} has no two-factor authentication.\n`);
         return 0;
-      },
-      { migrate: true },
-    );
-  },
-};
+      }
+      // The notice mail is in the outbox; deliver it now rather than leave it to a running server.
+      await outbox.drain();
+      io.stdout.write(`Two-factor authentication turned off for ${email}.\n`);
+      return 0;
+    },
+    { migrate: true },
+  );
+}
