@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import { auditRowsOfUser, firstSubjectOf, forgetAddresses } from '../../../src/audit/audit.repository.ts';
 import { dropUndelivered, insertOutboxRow } from '../../../src/mail/outbox.repository.ts';
 import {
+  dropUntakenEvents,
   findDelivery,
   giveUpUnlisted,
+  insertWebhookEvent,
   insertWebhookRows,
   listDeliveries,
   requeueDelivery,
@@ -29,6 +31,42 @@ const delivery = (messageId: string, endpointHash: string, fields: Record<string
 
 /** mail/outbox.repository.ts, webhook-outbox.repository.ts (claims: storage.test.ts) and audit.repository.ts. */
 export const outboxesContract: ContractSuite = (ctx) => {
+  covers(
+    [insertWebhookEvent, dropUntakenEvents],
+    'webhook events nobody took since a time are dropped; taken and newer ones stay',
+    async () => {
+      const { db } = ctx();
+      const event = (messageId: string, createdAt: number, sentAt: number | null) =>
+        insertWebhookEvent(db, {
+          message_id: messageId,
+          type: 'user.login',
+          payload: sentAt === null ? '{"ü":"🦄"}' : '',
+          attempts: 0,
+          available_at: createdAt,
+          locked_until: null,
+          sent_at: sentAt,
+          failed_at: null,
+          last_error: null,
+          created_at: createdAt,
+        });
+      const label = hash64('event').slice(0, 24);
+      await event(`${label}_old`, 1_000, null);
+      await event(`${label}_taken`, 1_000, 1_500);
+      await event(`${label}_new`, 3_000, null);
+      assert.equal(await dropUntakenEvents(db, 2_000), 1);
+      const left = await db
+        .selectFrom('webhook_events')
+        .select(['message_id', 'payload'])
+        .where('message_id', 'like', `${label}%`)
+        .orderBy('message_id')
+        .execute();
+      assert.deepEqual(left, [
+        { message_id: `${label}_new`, payload: '{"ü":"🦄"}' },
+        { message_id: `${label}_taken`, payload: '' },
+      ]);
+    },
+  );
+
   covers(
     [dropUndelivered],
     'mail still waiting for a recipient is dropped; sent and given-up mail stays',
