@@ -29,7 +29,9 @@ let postgresUp: Promise<boolean> | undefined;
 
 export function postgresAvailable(): Promise<boolean> {
   postgresUp ??= (async () => {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+    // A server that is down refuses at once; the wait is for one that is merely slow to answer (a
+    // machine loaded by other work), which must not count as absent under REQUIRE_SERVICES=1.
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 10_000 });
     try {
       await client.connect();
       await client.query('select 1');
@@ -48,7 +50,7 @@ let mysqlUp: Promise<boolean> | undefined;
 export function mysqlAvailable(): Promise<boolean> {
   mysqlUp ??= (async () => {
     try {
-      const connection = await createConnection({ uri: MYSQL_ADMIN_URL, connectTimeout: 5000 });
+      const connection = await createConnection({ uri: MYSQL_ADMIN_URL, connectTimeout: 10_000 });
       await connection.query('select 1');
       await connection.end();
       return true;
