@@ -25,6 +25,7 @@ import { describeEachDialect } from '../helpers/app.ts';
 import { compiled, ROOT } from '../helpers/paths.ts';
 import { covered, covers } from './storage/contract.ts';
 import { credentialsContract } from './storage/credentials.ts';
+import { oauthContract } from './storage/oauth.ts';
 import { outboxesContract } from './storage/outboxes.ts';
 import { rememberMeContract } from './storage/remember-me.ts';
 import { sessionsContract } from './storage/sessions.ts';
@@ -435,6 +436,7 @@ await describeEachDialect('storage contract', (ctx) => {
     rememberMeContract,
     credentialsContract,
     outboxesContract,
+    oauthContract,
   ])
     suite(ctx);
 });
@@ -450,7 +452,7 @@ function repositoryFiles(folder = compiled('src')): string[] {
 
 test('the storage contract covers every exported function of every repository', async () => {
   const files = repositoryFiles();
-  assert.ok(files.length >= 14, `repositories found: ${files.length}`);
+  assert.ok(files.length >= 18, `repositories found: ${files.length}`);
   const missing: string[] = [];
   for (const file of files) {
     const exports = (await import(pathToFileURL(file).href)) as Record<string, unknown>;

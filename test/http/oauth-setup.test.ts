@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sha256Hex } from '../../src/lib/crypto.ts';
-import { describeEachDialect, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
+import { describeApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
 
 /**
@@ -45,7 +45,7 @@ function withHeaders(request: ReturnType<typeof form>, headers: Record<string, s
 
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 
-await describeEachDialect('oauth set-up: discovery, keys, clients', (ctx) => {
+await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
   test('discovery: one document at both addresses, every endpoint under the issuer, the safe choices', async () => {
     const { app } = ctx();
     const openid = await app.inject({ url: '/.well-known/openid-configuration' });

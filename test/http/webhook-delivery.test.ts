@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { endpointHash } from '../../src/webhooks/webhook-outbox.ts';
-import { createTestApp, describeApp, type TestApp } from '../helpers/app.ts';
+import { createTestApp, describeApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
 import { eventually } from '../helpers/process.ts';
 import { startWebhookReceiver, type WebhookReceiver, webhookSecret } from '../helpers/webhook-receiver.ts';
 
@@ -220,6 +220,8 @@ describe('a graceful stop while an endpoint hangs', () => {
   });
 });
 
+// On every database: what a failed transaction leaves behind (PostgreSQL aborts it, MariaDB does not) is
+// what this decides, and it is the fan-out's own transaction, not a repository's statement.
 await describeEachDialect(
   'handing events to the endpoints: one that cannot be handed out holds back no other',
   (ctx) => {

@@ -7,8 +7,8 @@ import {
   deleteSessionOfUser,
   deleteSessionRow,
   deleteSessionsOfUser,
-  findSessionAndUserRow,
   findSessionRow,
+  findSessionWithUserRow,
   insertSessionRow,
   listSessionsOfUser,
   touchSessionRow,
@@ -16,6 +16,8 @@ import {
 } from '../../../src/auth/sessions/sessions.repository.ts';
 import type { NewSessionRow } from '../../../src/auth/sessions/sessions.table.ts';
 import type { Db } from '../../../src/db/schema.ts';
+import { toUser } from '../../../src/users/user.ts';
+import { joinedUser } from '../../../src/users/users.repository.ts';
 import { aUser, type ContractSuite, covers, hash64 } from './contract.ts';
 
 async function aSession(
@@ -42,8 +44,8 @@ async function aSession(
 /** sessions.repository.ts (insertSessionRowIfAbsent: storage.test.ts). */
 export const sessionsContract: ContractSuite = (ctx) => {
   covers(
-    [insertSessionRow, findSessionRow, findSessionAndUserRow],
-    'a session is found by its exact key, with its user (none for a guest) where the read is joined',
+    [insertSessionRow, findSessionRow, findSessionWithUserRow],
+    'a session is found by its exact key, and with its user (none for a guest) in one read',
     async () => {
       const { db } = ctx();
       const user = await aUser(db);
@@ -51,12 +53,15 @@ export const sessionsContract: ContractSuite = (ctx) => {
       const guest = await aSession(db, null);
       assert.deepEqual(await findSessionRow(db, signedIn.id), signedIn);
       assert.equal(await findSessionRow(db, signedIn.id.toUpperCase()), undefined, 'no case folding');
-      const joined = findSessionAndUserRow(db, signedIn.id);
-      if (joined !== undefined) {
-        assert.deepEqual(await joined, { session: signedIn, user });
-        assert.deepEqual(await findSessionAndUserRow(db, guest.id), { session: guest, user: undefined });
-        assert.equal(await findSessionAndUserRow(db, hash64('none')), null);
-      }
+      const sessionOf = (row: object) =>
+        Object.fromEntries(Object.keys(signedIn).map((key) => [key, row[key as keyof typeof row]]));
+      const joined = (await findSessionWithUserRow(db, signedIn.id))!;
+      assert.deepEqual(sessionOf(joined), signedIn);
+      assert.deepEqual(joinedUser(joined), toUser(user));
+      const alone = (await findSessionWithUserRow(db, guest.id))!;
+      assert.deepEqual(sessionOf(alone), guest);
+      assert.equal(joinedUser(alone), null, 'a guest has no user');
+      assert.equal(await findSessionWithUserRow(db, hash64('none')), undefined);
       await assert.rejects(insertSessionRow(db, { ...guest }), 'the key is unique');
     },
   );

@@ -4,9 +4,9 @@ import {
   countLiveTokens,
   deleteExpiredTokens,
   deleteTokens,
-  findTokenAndUserById,
   findTokenByHash,
   findTokenById,
+  findTokenWithUserById,
   insertToken,
   listTokensOfUser,
   touchToken,
@@ -14,6 +14,8 @@ import {
 } from '../../../src/auth/tokens/access-tokens.repository.ts';
 import type { Db } from '../../../src/db/schema.ts';
 import { insertPost, listPostsOfUser } from '../../../src/posts/posts.repository.ts';
+import { toUser } from '../../../src/users/user.ts';
+import { joinedUser } from '../../../src/users/users.repository.ts';
 import { aUser, type ContractSuite, covers, hash64 } from './contract.ts';
 
 function aToken(
@@ -37,8 +39,8 @@ function aToken(
 /** access-tokens.repository.ts and posts.repository.ts. */
 export const tokensContract: ContractSuite = (ctx) => {
   covers(
-    [findTokenById, findTokenByHash, findTokenAndUserById],
-    'a token is found by id and by the exact hash of its secret, with its user where the read is joined',
+    [findTokenById, findTokenByHash, findTokenWithUserById, joinedUser],
+    'a token is found by id and by the exact hash of its secret, and by id with its user in one read',
     async () => {
       const { db } = ctx();
       const user = await aUser(db);
@@ -48,12 +50,13 @@ export const tokensContract: ContractSuite = (ctx) => {
       assert.deepEqual(await findTokenByHash(db, token.token), token);
       assert.equal(await findTokenByHash(db, token.token.toUpperCase()), undefined, 'no case folding');
       assert.equal(await findTokenById(db, token.id + 100_000), undefined);
-      // A joined read where the database has one (undefined: the two plain lookups above are used).
-      const joined = findTokenAndUserById(db, token.id);
-      if (joined !== undefined) {
-        assert.deepEqual(await joined, { token, user });
-        assert.equal(await findTokenAndUserById(db, token.id + 100_000), null);
-      }
+      const joined = (await findTokenWithUserById(db, token.id))!;
+      assert.deepEqual(
+        Object.fromEntries(Object.keys(token).map((key) => [key, joined[key as keyof typeof token]])),
+        token,
+      );
+      assert.deepEqual(joinedUser(joined), toUser(user));
+      assert.equal(await findTokenWithUserById(db, token.id + 100_000), undefined);
     },
   );
 

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import {
+  deleteClientRow,
+  findClientRow,
+  insertClientRow,
+  listClientRows,
+  updateClientRow,
+} from '../../../src/oauth/clients.repository.ts';
+import { findGrantRow } from '../../../src/oauth/grants.repository.ts';
+import {
+  consumeModel,
+  destroyGrants,
+  destroyModel,
+  destroyModelsOfClient,
+  destroyModelsOfGrant,
+  findModel,
+  findModelBy,
+  modelsOfAccount,
+  modelsOfClient,
+  pruneExpiredModels,
+  rebindSession,
+  sessionsBoundTo,
+  upsertModel,
+} from '../../../src/oauth/models.repository.ts';
+import type { NewOauthModelRow } from '../../../src/oauth/models.table.ts';
+import {
+  deleteKeysRetiredBefore,
+  insertSigningKey,
+  keySetVersion,
+  publishedKeys,
+  retireCurrentKeys,
+} from '../../../src/oauth/signing-keys.repository.ts';
+import { type ContractSuite, covers, hash64, winners } from './contract.ts';
+
+function aClient(clientId: string, name = 'App') {
+  return {
+    client_id: clientId,
+    name,
+    secret_hash: hash64('secret'),
+    redirect_uris: '["https://app.example/cb"]',
+    post_logout_redirect_uris: '[]',
+    backchannel_logout_uri: null,
+    grant_types: 'authorization_code refresh_token',
+    scope: 'openid profile',
+    trusted: 0,
+    secret_rotated_at: null,
+    created_at: 1_000,
+    updated_at: 1_000,
+  };
+}
+
+function aModel(kind: string, fields: Partial<NewOauthModelRow> = {}): NewOauthModelRow {
+  return {
+    kind,
+    id_hash: hash64(kind),
+    payload: '{"ü":"🦄"}',
+    grant_hash: null,
+    uid_hash: null,
+    user_code_hash: null,
+    account_id: null,
+    client_id: null,
+    session_binding: null,
+    expires_at: null,
+    consumed_at: null,
+    created_at: 1_000,
+    ...fields,
+  };
+}
+
+const hashes = (rows: { id_hash: string }[]) => rows.map((row) => row.id_hash).sort();
+
+/** src/oauth: clients, the provider's stored objects (models, grants) and its signing keys. */
+export const oauthContract: ContractSuite = (ctx) => {
+  covers(
+    [insertClientRow, findClientRow, listClientRows, updateClientRow, deleteClientRow],
+    'OpenID clients: found by exact client_id, listed in order, changed and deleted only when they exist',
+    async () => {
+      const { db } = ctx();
+      const [a, b] = [hash64('client').slice(0, 40), hash64('client').slice(0, 40)];
+      await insertClientRow(db, aClient(a, 'Ä App 🦄'));
+      await insertClientRow(db, aClient(b));
+      await assert.rejects(insertClientRow(db, aClient(a)), 'client_id is unique');
+      assert.equal((await findClientRow(db, a))?.name, 'Ä App 🦄');
+      assert.equal(await findClientRow(db, a.toUpperCase()), undefined, 'no case folding');
+      const listed = (await listClientRows(db)).map((row) => row.client_id);
+      assert.ok(listed.indexOf(a) < listed.indexOf(b) && listed.indexOf(a) >= 0);
+      assert.equal(await updateClientRow(db, a, { trusted: 1, updated_at: 2_000 }), true);
+      assert.equal(await updateClientRow(db, `${a}x`, { trusted: 1 }), false);
+      const changed = (await findClientRow(db, a))!;
+      assert.deepEqual([changed.trusted, changed.updated_at, changed.created_at], [1, 2_000, 1_000]);
+      assert.equal(await deleteClientRow(db, a), true);
+      assert.equal(await deleteClientRow(db, a), false);
+      assert.equal(await findClientRow(db, a), undefined);
+    },
+  );
+
+  covers(
+    [upsertModel, findModel, findModelBy, consumeModel, destroyModel],
+    'provider objects: an upsert replaces by kind and id; only live ones are found; of 10 concurrent uses of a code one consumes it',
+    async () => {
+      const { db } = ctx();
+      const uid = hash64('uid');
+      const code = aModel('AuthorizationCode', { uid_hash: uid, expires_at: 5_000 });
+      await upsertModel(db, code);
+      await upsertModel(db, { ...code, payload: '{"second":true}' });
+      const stored = (await findModel(db, 'AuthorizationCode', code.id_hash, 4_000))!;
+      assert.deepEqual([stored.payload, stored.created_at], ['{"second":true}', 1_000]);
+      assert.equal(await findModel(db, 'RefreshToken', code.id_hash, 4_000), undefined, 'another kind');
+      assert.equal(await findModel(db, 'AuthorizationCode', code.id_hash, 5_000), undefined, 'expired');
+      assert.equal(
+        (await findModelBy(db, 'AuthorizationCode', 'uid_hash', uid, 4_000))?.id_hash,
+        code.id_hash,
+      );
+      assert.equal(await findModelBy(db, 'AuthorizationCode', 'user_code_hash', uid, 4_000), undefined);
+      assert.equal(await winners(10, () => consumeModel(db, 'AuthorizationCode', code.id_hash, 4_500)), 1);
+      assert.equal((await findModel(db, 'AuthorizationCode', code.id_hash, 4_000))?.consumed_at, 4_500);
+      await destroyModel(db, 'AuthorizationCode', code.id_hash);
+      assert.equal(await findModel(db, 'AuthorizationCode', code.id_hash, 4_000), undefined);
+      assert.equal(await consumeModel(db, 'AuthorizationCode', code.id_hash, 4_600), false, 'gone');
+    },
+  );
+
+  covers(
+    [findGrantRow, destroyModelsOfGrant, destroyGrants, destroyModelsOfClient],
+    'grants: found while live; what was issued from a grant or to a client is destroyed with it',
+    async () => {
+      const { db } = ctx();
+      const [clientId, other] = [hash64('rp').slice(0, 40), hash64('rp').slice(0, 40)];
+      const grant = aModel('Grant', { account_id: '7', client_id: clientId, expires_at: 9_000 });
+      const refresh = aModel('RefreshToken', { grant_hash: grant.id_hash, client_id: clientId });
+      const access = aModel('AccessToken', { grant_hash: grant.id_hash, client_id: clientId });
+      const elsewhere = aModel('AccessToken', { client_id: other });
+      for (const row of [grant, refresh, access, elsewhere]) await upsertModel(db, row);
+      assert.deepEqual(await findGrantRow(db, grant.id_hash, 8_000), {
+        account_id: '7',
+        client_id: clientId,
+        expires_at: 9_000,
+      });
+      assert.equal(await findGrantRow(db, grant.id_hash, 9_000), undefined, 'expired');
+      assert.equal(await findGrantRow(db, refresh.id_hash, 8_000), undefined, 'not a grant');
+      await destroyModelsOfGrant(db, 'AccessToken', grant.id_hash);
+      assert.equal(await findModel(db, 'AccessToken', access.id_hash, 0), undefined);
+      assert.ok(await findModel(db, 'RefreshToken', refresh.id_hash, 0), 'another kind stays');
+      await destroyGrants(db, []);
+      await destroyGrants(db, [grant.id_hash]);
+      assert.equal(await findModel(db, 'RefreshToken', refresh.id_hash, 0), undefined);
+      assert.equal(await findModel(db, 'Grant', grant.id_hash, 0), undefined);
+      assert.ok(await findModel(db, 'AccessToken', elsewhere.id_hash, 0));
+      await destroyModelsOfClient(db, other);
+      assert.equal(await findModel(db, 'AccessToken', elsewhere.id_hash, 0), undefined);
+    },
+  );
+
+  covers(
+    [modelsOfAccount, modelsOfClient, sessionsBoundTo, rebindSession, pruneExpiredModels],
+    "a user's and a client's live objects; provider sessions follow a Gatehouse session; expired ones are pruned",
+    async () => {
+      const { db } = ctx();
+      const [account, clientId] = [hash64('account').slice(0, 30), hash64('rp').slice(0, 40)];
+      const [binding, next] = [hash64('binding'), hash64('binding')];
+      const one = aModel('Grant', { account_id: account, client_id: clientId });
+      const two = aModel('Grant', { account_id: account, client_id: 'other' });
+      const expired = aModel('Grant', { account_id: account, client_id: clientId, expires_at: 100 });
+      const session = aModel('Session', { account_id: account, session_binding: binding });
+      for (const row of [one, two, expired, session]) await upsertModel(db, row);
+      assert.deepEqual(hashes(await modelsOfAccount(db, 'Grant', account, 200)), hashes([one, two]));
+      assert.deepEqual(
+        hashes(await modelsOfAccount(db, 'Grant', account, 50, clientId)),
+        hashes([one, expired]),
+      );
+      assert.deepEqual(hashes(await modelsOfClient(db, 'Grant', clientId, 200)), hashes([one]));
+      assert.deepEqual(hashes(await sessionsBoundTo(db, binding)), hashes([session]));
+      await rebindSession(db, session.id_hash, next);
+      assert.deepEqual(await sessionsBoundTo(db, binding), []);
+      assert.deepEqual(hashes(await sessionsBoundTo(db, next)), hashes([session]));
+      assert.ok((await pruneExpiredModels(db, 100)) >= 1);
+      assert.equal(await findModel(db, 'Grant', expired.id_hash, 0), undefined);
+      assert.ok(await findModel(db, 'Grant', one.id_hash, 0), 'never expires');
+    },
+  );
+
+  covers(
+    [insertSigningKey, publishedKeys, keySetVersion, retireCurrentKeys, deleteKeysRetiredBefore],
+    'signing keys: the set version moves with every change; retired keys stay published for a while',
+    async () => {
+      const { db } = ctx();
+      const key = (kid: string, alg: string) =>
+        insertSigningKey(db, {
+          kid,
+          alg,
+          public_jwk: '{}',
+          private_jwk: 'sealed',
+          created_at: 1,
+          retired_at: null,
+        });
+      // Later than any key the app itself may have made and retired.
+      const retired = Date.now() + 3_600_000;
+      const versions = [await keySetVersion(db)];
+      const [rs, es] = [hash64('kid').slice(0, 40), hash64('kid').slice(0, 40)];
+      await key(rs, 'RS256');
+      versions.push(await keySetVersion(db));
+      await retireCurrentKeys(db, retired);
+      versions.push(await keySetVersion(db));
+      await key(es, 'ES256');
+      versions.push(await keySetVersion(db));
+      assert.equal(new Set(versions).size, 4, `every change shows: ${versions.join(' ')}`);
+      const published = (await publishedKeys(db, retired - 1)).map((row) => row.kid);
+      assert.deepEqual(published.slice(0, 2), [es, rs], 'newest first, the retired one still published');
+      assert.ok(!(await publishedKeys(db, retired)).some((row) => row.kid === rs), 'retired long enough ago');
+      assert.ok((await deleteKeysRetiredBefore(db, retired + 1)) >= 1);
+      assert.ok(!(await publishedKeys(db, 0)).some((row) => row.kid === rs), 'deleted');
+      assert.ok(
+        (await publishedKeys(db, 0)).some((row) => row.kid === es),
+        'the current one stays',
+      );
+      assert.notEqual(await keySetVersion(db), versions[3]);
+    },
+  );
+};
