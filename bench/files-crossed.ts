@@ -3,7 +3,10 @@
  * coverage, reset just before the request and read just after it. The service runs in this process
  * (buildApp + inject) over the database DATABASE_URL names (default: a temporary SQLite file).
  *
- *   node --import tsx bench/files-crossed.ts [bearer|session|forward]   (default: bearer)
+ *   npm run build && node dist/bench/files-crossed.js [bearer|session|forward]   (default: bearer)
+ *
+ * It runs compiled, from dist/ (scripts/build.mjs): the files are counted there and named by their
+ * sources.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
@@ -80,7 +83,7 @@ inspector.disconnect();
 const files = result
   .filter((script) => script.url.startsWith(`file://${root}`))
   .filter((script) => script.functions.some((fn) => fn.ranges.some((range) => range.count > 0)))
-  .map((script) => relative(root, fileURLToPath(script.url)))
+  .map((script) => relative(root, fileURLToPath(script.url)).replace(/\.js$/, '.ts'))
   .sort();
 console.log(
   `${which}: ${response.statusCode}, ${files.length} files of src/ (${config.database.dialect}, ` +

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sendJson, signedInBrowser } from '../helpers/account.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { enableTwoFactor } from '../helpers/two-factor.ts';
 
 const NEW_PASSWORD = 'violet-harbour-lantern-7';
@@ -15,7 +15,7 @@ function openArea(body: string): { shown: string | undefined; current: string | 
   };
 }
 
-await describeEachDialect('the account area and its forms (docs/guides/account.md)', (ctx) => {
+await describeApp('the account area and its forms (docs/guides/account.md)', (ctx) => {
   test('/profile/{area}: each page of the side navigation, marked current; an unknown one is 404', async () => {
     const { browser } = await signedInBrowser(ctx());
     assert.deepEqual(openArea((await browser.get('/profile')).body), {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { signedInBrowser } from '../helpers/account.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 
 let unique = 0;
 const address = (name: string) => `${name}-${Date.now()}-${++unique}@example.net`;
@@ -11,7 +11,7 @@ const address = (name: string) => `${name}-${Date.now()}-${++unique}@example.net
  * PUT /user/profile-information, whose link then goes to the corrected address — or delete the account.
  * Both forms live on the notice, and fail back onto it, since the account area is closed to the user.
  */
-await describeEachDialect('the verification notice: correct the address or delete the account', (ctx) => {
+await describeApp('the verification notice: correct the address or delete the account', (ctx) => {
   test('correcting the address from the notice: back on the notice, the link sent to the corrected address', async () => {
     const t = ctx();
     const user = await t.createUser({ verified: false });
