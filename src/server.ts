@@ -1,4 +1,3 @@
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { trustProxyWarning } from './http/trust-proxy.ts';
@@ -27,6 +26,10 @@ export async function serve(): Promise<void> {
   // kept (docs/guides/operations.md): a link in them would let whoever reads the logs take the account.
   // Not on a pipe either, which is where systemd, Docker or a supervisor collect output into logs.
   const mailLinksShown = config.mail.mailer === 'log' && process.stdout.isTTY === true;
+  // The HTTP app is loaded once the configuration is known to be good: it brings the OpenID provider
+  // library, which prints a warning on Node 20 as it loads (docs/guides/oidc-provider.md), and a bad
+  // configuration is reported in one line alone.
+  const { buildApp } = await import('./app.ts');
   const services = createServices(config, {
     mailTerminal: mailLinksShown ? (text) => process.stdout.write(text) : undefined,
   });
