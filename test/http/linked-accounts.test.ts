@@ -3,7 +3,7 @@ import { before, test } from 'node:test';
 import { insertPasskey } from '../../src/passkeys/passkeys.repository.ts';
 import { NO_PASSWORD } from '../../src/users/user.ts';
 import { sendJson, signedInAdmin, signedInBrowser } from '../helpers/account.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import {
   auditOf,
@@ -39,7 +39,7 @@ const linked = async (browser: Browser) => {
   return list.json() as { id: number; provider: string; label: string; email: string | null }[];
 };
 
-await describeEachDialect(
+await describeApp(
   'linked accounts',
   (ctx) => {
     before(() => ctx().services.identities.providers.settled());

@@ -3,7 +3,7 @@ import { before, test } from 'node:test';
 import { LOGIN_METHOD_KEY } from '../../src/auth/login/login-method.ts';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { NO_PASSWORD } from '../../src/users/user.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import {
   accountsState,
@@ -27,7 +27,7 @@ import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 const up = await upstreamsForThisFile();
 const clock = fakeClock(midStep());
 
-await describeEachDialect(
+await describeApp(
   'sign in with other providers',
   (ctx) => {
     before(() => ctx().services.identities.providers.settled());
