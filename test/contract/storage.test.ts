@@ -25,6 +25,7 @@ import { describeEachDialect } from '../helpers/app.ts';
 import { compiled, ROOT } from '../helpers/paths.ts';
 import { covered, covers } from './storage/contract.ts';
 import { credentialsContract } from './storage/credentials.ts';
+import { identitiesContract } from './storage/identities.ts';
 import { oauthContract } from './storage/oauth.ts';
 import { outboxesContract } from './storage/outboxes.ts';
 import { rememberMeContract } from './storage/remember-me.ts';
@@ -437,6 +438,7 @@ await describeEachDialect('storage contract', (ctx) => {
     credentialsContract,
     outboxesContract,
     oauthContract,
+    identitiesContract,
   ])
     suite(ctx);
 });
