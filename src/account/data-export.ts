@@ -122,18 +122,31 @@ const passwordReset: ExportPart = {
   },
 };
 
+/**
+ * What the user did and what was done to the account, but not other people (docs/security.md "The data
+ * export"): an action of someone else on the account (an admin's) keeps its event and time and says
+ * `actor: "someone_else"`, without that person's id or IP address; an action of the user on someone else
+ * (the user as an admin) keeps what the user did, without the other person's id or the details that
+ * name them. Attempts by nobody known (a failed login) keep their address: they were made on this account.
+ */
 const auditEvents: ExportPart = {
   name: 'audit_events',
   async collect({ db }, userId) {
-    return (await auditRowsOfUser(db, userId)).map((row) => ({
-      id: row.id,
-      event: row.event,
-      actor_id: row.actor_id,
-      subject_id: row.subject_id,
-      ip_address: row.ip_address,
-      details: row.details === null ? null : (JSON.parse(row.details) as unknown),
-      created_at: iso(row.created_at),
-    }));
+    return (await auditRowsOfUser(db, userId)).map((row) => {
+      const byUser = row.actor_id === userId;
+      const bySomeoneElse = row.actor_id !== null && !byUser;
+      const aboutUser = row.subject_id === userId;
+      return {
+        id: row.id,
+        event: row.event,
+        actor: byUser ? 'you' : bySomeoneElse ? 'someone_else' : null,
+        actor_id: byUser ? userId : null,
+        subject_id: aboutUser ? userId : null,
+        ip_address: bySomeoneElse ? null : row.ip_address,
+        details: row.details === null || !aboutUser ? null : (JSON.parse(row.details) as unknown),
+        created_at: iso(row.created_at),
+      };
+    });
   },
 };
 
