@@ -7,6 +7,7 @@ import { DEFAULT_DATABASE, parseDatabaseUrl } from './config/database-url.ts';
 import { type LoginProviderConfig, loginProviders } from './config/login-providers.ts';
 import { type OidcConfig, oidcConfig } from './config/oidc.ts';
 import { type OperationsConfig, operationsConfig } from './config/operations.ts';
+import { type OrgRoleDefinition, orgRoles } from './config/org-roles.ts';
 import {
   boolean,
   defaultSender,
@@ -104,6 +105,10 @@ export interface Config extends OperationsConfig {
   readonly oidc: OidcConfig;
   /** LOGIN_PROVIDERS and their NAME_* settings: sign-in with GitHub, Google, Microsoft, any OpenID provider. */
   readonly loginProviders: readonly LoginProviderConfig[];
+  /** ORG_ROLES: the roles of organizations and their abilities (docs/guides/organizations.md). */
+  readonly orgRoles: readonly OrgRoleDefinition[];
+  /** ORG_INVITATION_EXPIRE: minutes an organization's invitation link stays valid. */
+  readonly orgInvitationExpireMinutes: number;
 }
 
 export type DatabaseConfig =
@@ -223,6 +228,8 @@ export function loadConfig(
     sessionDomain: sessionDomain(read('SESSION_DOMAIN'), new URL(appUrl).hostname),
     oidc: oidcConfig(read, appUrl),
     loginProviders: loginProviders(read),
+    orgRoles: orgRoles(read('ORG_ROLES')),
+    orgInvitationExpireMinutes: integer(read, 'ORG_INVITATION_EXPIRE', 10080, 1),
     ...operationsConfig(read),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no

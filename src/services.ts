@@ -35,6 +35,9 @@ import { clientFinder } from './oauth/clients.ts';
 import { grantFinder } from './oauth/grants.ts';
 import { createOauth } from './oauth/oauth.service.ts';
 import { oauthTokenGuardDriver } from './oauth/token-guard.ts';
+import { membershipFinder } from './orgs/memberships.ts';
+import { createOrgService } from './orgs/orgs.service.ts';
+import { orgRoleCatalogue } from './orgs/roles.ts';
 import { countPending } from './outbox/leased-rows.ts';
 import type { OutboxSettings } from './outbox/retry.ts';
 import { createPasskeyService } from './passkeys/passkeys.service.ts';
@@ -133,6 +136,9 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     findGrant: grantFinder(db, clock),
     findClient: clientFinder(db),
   });
+  // A user's organizations (orgs/memberships.ts), read by GET /api/user and every forward-auth check.
+  const orgRoles = orgRoleCatalogue(config.orgRoles);
+  const findMemberships = membershipFinder(db, orgRoles);
   const auth = createAuthService({
     config,
     authConfig: overrides.authConfig ?? authConfig(config),
@@ -201,6 +207,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     account,
     /** The OpenID Connect provider (docs/guides/oidc-provider.md): clients, keys, the token check. */
     oauth,
+    /** Organizations (docs/guides/organizations.md): teams, roles, invitations, and who belongs where. */
+    orgs: createOrgService({ config, db, mailing, roles: orgRoles, findMemberships }),
     /** Passkeys (docs/guides/passkeys.md): registration, sign-in, rename, delete. */
     passkeys: createPasskeyService(config, db, mailing, metrics.login),
     /** Sign-in with other providers and the account's linked identities (docs/guides/login-providers.md). */

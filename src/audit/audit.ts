@@ -83,7 +83,17 @@ export type AuditEvent =
   | 'oauth.client.deleted'
   | 'oauth.consent.granted'
   | 'oauth.consent.revoked'
-  | 'oauth.refresh_token.reused';
+  | 'oauth.refresh_token.reused'
+  // Organizations (src/orgs/, docs/guides/organizations.md). Details name the organization (`organization_id`,
+  // `organization_slug`); the subject is the member an event is about.
+  | 'org.created'
+  | 'org.updated'
+  | 'org.deleted'
+  | 'org.invitation.sent'
+  | 'org.invitation.accepted'
+  | 'org.invitation.cancelled'
+  | 'org.member.removed'
+  | 'org.member.role_changed';
 
 /**
  * Appends one row to the audit trail. Details must never hold a secret (passwords, tokens, cookies).

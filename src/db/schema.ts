@@ -11,6 +11,11 @@ import type { OauthConsentsTable } from '../oauth/consents.table.ts';
 import type { OauthLogoutOutboxTable } from '../oauth/logout-outbox.table.ts';
 import type { OauthModelsTable } from '../oauth/models.table.ts';
 import type { OauthSigningKeysTable } from '../oauth/signing-keys.table.ts';
+import type {
+  OrganizationInvitationsTable,
+  OrganizationMembershipsTable,
+  OrganizationsTable,
+} from '../orgs/orgs.table.ts';
 import type { PasskeyChallengesTable, PasskeysTable } from '../passkeys/passkeys.table.ts';
 import type { PostsTable } from '../posts/posts.table.ts';
 import type { TwoFactorCredentialsTable } from '../two-factor/two-factor.table.ts';
@@ -38,6 +43,9 @@ export interface Database {
   oauth_consents: OauthConsentsTable;
   oauth_logout_outbox: OauthLogoutOutboxTable;
   identities: IdentitiesTable;
+  organizations: OrganizationsTable;
+  organization_memberships: OrganizationMembershipsTable;
+  organization_invitations: OrganizationInvitationsTable;
 }
 
 /** A connection or an open transaction: domain functions take either, so use cases decide the boundary. */

@@ -17,7 +17,9 @@ export type MailKind =
   // Passkeys (passkeys/mails.ts)
   | 'passkey-notice'
   // Login providers (identities/mails.ts)
-  | 'identity-notice';
+  | 'identity-notice'
+  // Organizations (orgs/mails.ts)
+  | 'org-invitation';
 
 export interface MailAddress {
   readonly address: string;

@@ -15,6 +15,8 @@ export const WEBHOOK_EVENTS = [
   'two_factor.disabled',
   'passkey.created',
   'passkey.deleted',
+  'org.member.added',
+  'org.member.removed',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -47,6 +49,10 @@ const REPORTED: Readonly<Record<string, WebhookEvent>> = {
   'two_factor.disabled': 'two_factor.disabled',
   'passkey.created': 'passkey.created',
   'passkey.deleted': 'passkey.deleted',
+  // docs/guides/organizations.md: a creator joins their new organization as its owner.
+  'org.created': 'org.member.added',
+  'org.invitation.accepted': 'org.member.added',
+  'org.member.removed': 'org.member.removed',
 };
 
 /** The webhook event an audit event is reported as, or null. */
@@ -77,6 +83,25 @@ const EXTRA: Partial<Record<WebhookEvent, (d: Details) => Record<string, unknown
   'passkey.deleted': (d) => ({ passkey: { id: id(d['passkey_id'] ?? d['id']), name: text(d['name']) } }),
 };
 
+/**
+ * Events whose `data` has a shape of its own rather than the user, the actor and extras: a membership
+ * (docs/guides/organizations.md) is `{organization: {id, slug}, user: {id, email}, role}`.
+ */
+const SHAPED: Partial<
+  Record<WebhookEvent, (subject: EventSubject | null, d: Details) => Record<string, unknown>>
+> = {
+  'org.member.added': membershipData,
+  'org.member.removed': membershipData,
+};
+
+function membershipData(subject: EventSubject | null, d: Details): Record<string, unknown> {
+  return {
+    organization: { id: id(d['organization_id']), slug: text(d['organization_slug']) },
+    user: subject && { id: subject.id, email: subject.email },
+    role: text(d['role']),
+  };
+}
+
 export interface EventSubject {
   readonly id: number;
   readonly email: string | null;
@@ -90,6 +115,8 @@ export function eventData(
   actorId: number | null,
   details: Details,
 ): Record<string, unknown> {
+  const shaped = SHAPED[type];
+  if (shaped) return dropUndefined(shaped(subject, details));
   return dropUndefined({ user: subject, actor_id: actorId, ...EXTRA[type]?.(details) });
 }
 

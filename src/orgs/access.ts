@@ -1,0 +1,38 @@
+import type { Db } from '../db/schema.ts';
+import { SLUG_PATTERN } from './org-forms.ts';
+import { findMembership, findOrganizationBySlug } from './orgs.repository.ts';
+import type { OrganizationRow } from './orgs.table.ts';
+
+/** An organization as one of its members reaches it, with that member's role. */
+export interface OrgAccess {
+  readonly organization: OrganizationRow;
+  readonly role: string;
+}
+
+/** Why a use case on an organization refused; routes turn each into one status (404, 403, 422). */
+export type OrgRefusal = 'not_found' | 'forbidden' | 'last_owner';
+
+/**
+ * The organization of `slug` as `userId` reaches it, or null. Null both when there is no such
+ * organization and when the user is not a member (docs/security.md): every /orgs/{slug} route answers a
+ * non-member exactly as it answers an unknown slug, so nobody learns which organizations exist. A slug
+ * that cannot be one (SLUG_PATTERN) asks nothing of the database. With `lock`, the organization's row
+ * is locked for the rest of the transaction (orgs.repository.ts).
+ */
+export async function accessOf(
+  db: Db,
+  slug: string,
+  userId: number,
+  options: { lock: boolean } = { lock: false },
+): Promise<OrgAccess | null> {
+  if (!SLUG_PATTERN.test(slug)) return null;
+  const organization = await findOrganizationBySlug(db, slug, options);
+  if (organization === undefined) return null;
+  const membership = await findMembership(db, organization.id, userId);
+  return membership === undefined ? null : { organization, role: membership.role };
+}
+
+/** The organization as audit rows and webhook events name it (docs/reference/audit-actions.md). */
+export function orgDetails(organization: Pick<OrganizationRow, 'id' | 'slug'>) {
+  return { organization_id: organization.id, organization_slug: organization.slug };
+}

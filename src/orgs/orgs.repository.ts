@@ -1,0 +1,161 @@
+import { preparedQuery } from '../db/fast-path/prepared.ts';
+import { hasRowLocks, insertReturningId } from '../db/portable.ts';
+import type { Db } from '../db/schema.ts';
+import type { MembershipRow, OrganizationRow } from './orgs.table.ts';
+
+/** Queries of organizations and their memberships (docs/guides/organizations.md); no rules here. */
+
+export function insertOrganization(
+  db: Db,
+  values: { name: string; slug: string; now: number },
+): Promise<number> {
+  return insertReturningId(db, 'organizations', {
+    name: values.name,
+    slug: values.slug,
+    created_at: values.now,
+    updated_at: values.now,
+  });
+}
+
+/**
+ * The organization of `slug`. With `lock`, its row stays locked until the transaction ends (FOR
+ * UPDATE where the database has row locks; SQLite's transactions write one at a time): every change
+ * of an organization's memberships takes this lock first, so two of them never both count the owners
+ * before either writes.
+ */
+export function findOrganizationBySlug(
+  db: Db,
+  slug: string,
+  options: { lock: boolean } = { lock: false },
+): Promise<OrganizationRow | undefined> {
+  const query = db.selectFrom('organizations').selectAll().where('slug', '=', slug);
+  return (options.lock && hasRowLocks(db) ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export function findOrganizationById(db: Db, id: number): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The organization's row by id, locked like findOrganizationBySlug's (an invitation names it by id). */
+export function lockOrganization(db: Db, id: number): Promise<OrganizationRow | undefined> {
+  const query = db.selectFrom('organizations').selectAll().where('id', '=', id);
+  return (hasRowLocks(db) ? query.forUpdate() : query).executeTakeFirst();
+}
+
+export async function renameOrganization(db: Db, id: number, name: string, now: number): Promise<void> {
+  await db.updateTable('organizations').set({ name, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Deletes the organization; its memberships and invitations go with it (foreign keys cascade). */
+export async function deleteOrganizationRow(db: Db, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('organizations').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** A user's membership of one organization, as the per-request lookup and the lists show it. */
+export interface MembershipOfUser {
+  readonly organization_id: number;
+  readonly slug: string;
+  readonly name: string;
+  readonly role: string;
+}
+
+// Every GET /api/user and forward-auth check reads the user's memberships by user id: compiled once
+// (db/fast-path/prepared.ts), one indexed read of a few rows.
+const membershipsByUser = preparedQuery(
+  (db, userId: number) =>
+    db
+      .selectFrom('organization_memberships as m')
+      .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+      .select(['m.organization_id', 'o.slug', 'o.name', 'm.role'])
+      .where('m.user_id', '=', userId)
+      .orderBy('o.slug'),
+  0,
+);
+
+/** Every organization `userId` belongs to, with the role, by slug. */
+export function membershipsOfUser(db: Db, userId: number): Promise<MembershipOfUser[]> {
+  return membershipsByUser(db, userId);
+}
+
+export function findMembership(
+  db: Db,
+  organizationId: number,
+  userId: number,
+): Promise<MembershipRow | undefined> {
+  return db
+    .selectFrom('organization_memberships')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+export interface MemberRow {
+  readonly user_id: number;
+  readonly name: string;
+  readonly email: string;
+  readonly role: string;
+  readonly created_at: number;
+}
+
+/** The members of an organization with their names and addresses, in the order they joined. */
+export function membersOf(db: Db, organizationId: number): Promise<MemberRow[]> {
+  return db
+    .selectFrom('organization_memberships as m')
+    .innerJoin('users as u', 'u.id', 'm.user_id')
+    .select(['m.user_id', 'u.name', 'u.email', 'm.role', 'm.created_at'])
+    .where('m.organization_id', '=', organizationId)
+    .orderBy('m.id')
+    .execute();
+}
+
+export async function insertMembership(
+  db: Db,
+  values: { organizationId: number; userId: number; role: string; now: number },
+): Promise<void> {
+  await db
+    .insertInto('organization_memberships')
+    .values({
+      organization_id: values.organizationId,
+      user_id: values.userId,
+      role: values.role,
+      created_at: values.now,
+      updated_at: values.now,
+    })
+    .execute();
+}
+
+export async function setMembershipRole(
+  db: Db,
+  organizationId: number,
+  userId: number,
+  role: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('organization_memberships')
+    .set({ role, updated_at: now })
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .execute();
+}
+
+export async function deleteMembership(db: Db, organizationId: number, userId: number): Promise<boolean> {
+  const result = await db
+    .deleteFrom('organization_memberships')
+    .where('organization_id', '=', organizationId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+export async function countOwners(db: Db, organizationId: number): Promise<number> {
+  const row = await db
+    .selectFrom('organization_memberships')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organization_id', '=', organizationId)
+    .where('role', '=', 'owner')
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
