@@ -5,17 +5,20 @@ import Fastify from 'fastify';
 import { toPublicUser, userSchema } from '../src/http/routes/api/user.ts';
 
 const now = Date.now();
-const user = toPublicUser({
-  id: 1,
-  name: 'Bench User',
-  email: 'bench@example.com',
-  emailVerifiedAt: now,
-  locale: 'en',
-  panelAccess: false,
-  disabledAt: null,
-  createdAt: now,
-  updatedAt: now,
-});
+const user = toPublicUser(
+  {
+    id: 1,
+    name: 'Bench User',
+    email: 'bench@example.com',
+    emailVerifiedAt: now,
+    locale: 'en',
+    panelAccess: false,
+    disabledAt: null,
+    createdAt: now,
+    updatedAt: now,
+  },
+  [],
+);
 
 const app = Fastify({ logger: false });
 app.get('/api/user', { schema: { response: { 200: userSchema } } }, async () => user);

@@ -1,5 +1,6 @@
 import type { Identity } from '../auth/guards/guards.ts';
 import { ABILITY_PATTERN, can } from '../auth/tokens/abilities.ts';
+import { type OrgMembership, remoteGroups } from '../orgs/memberships.ts';
 import type { User } from '../users/user.ts';
 
 /** What the proxy asks for besides a signed-in user (the query of /auth/request and /auth/forward). */
@@ -77,12 +78,15 @@ export function decide(identity: Identity | null, requirements: ForwardRequireme
  * back as UTF-8), and control characters are dropped, so an imported name with a line break can
  * never inject a header into the proxied request.
  */
-export function userHeaders(user: User): Record<string, string> {
+export function userHeaders(user: User, memberships: readonly OrgMembership[]): Record<string, string> {
   return {
     'x-auth-user-id': String(user.id),
     'x-auth-user-email': headerBytes(user.email),
     'x-auth-user-name': headerBytes(user.name),
     'x-auth-user-verified': user.emailVerifiedAt === null ? 'false' : 'true',
+    // docs/guides/organizations.md: `org:<slug>:<role>` per membership, comma-separated (slugs and roles are
+    // ASCII by their rules). Sent even when empty, so a proxy that copies it replaces a client's own.
+    'remote-groups': remoteGroups(memberships),
   };
 }
 

@@ -38,6 +38,8 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     // The word German uses for them (Apple, Google and Microsoft alike).
     'Passkeys',
     'Webhooks',
+    // An organization's role (docs/guides/organizations.md).
+    'Administrator',
   ],
   fr: [
     'API',
@@ -56,8 +58,22 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'Webhooks',
     // The account area's "Sessions" (of browsers): the French word.
     'Sessions',
+    'Invitation',
   ],
-  es: ['API', 'Guard', 'ID', 'token', 'tokens', 'Token', 'Tokens', 'Error', 'Total', 'Gatehouse', 'Webhooks'],
+  es: [
+    'API',
+    'Guard',
+    'ID',
+    'token',
+    'tokens',
+    'Token',
+    'Tokens',
+    'Error',
+    'Total',
+    'Gatehouse',
+    'Webhooks',
+    'Roles',
+  ],
 };
 
 function leaves(tree: unknown, prefix = ''): Map<string, unknown> {

@@ -1,6 +1,8 @@
 import type { JsonSchema } from '../../lib/validation.ts';
 import { identityPaths } from '../identities/openapi.ts';
 import { OAUTH_SCHEMAS, oauthPaths } from '../oauth/openapi.ts';
+import type { OrgRoles } from '../../orgs/roles.ts';
+import { orgPaths } from '../orgs/openapi.ts';
 import { type Op, operation } from './operation.ts';
 import { accountPaths } from './paths/account.ts';
 import { adminPaths } from './paths/admin.ts';
@@ -19,6 +21,8 @@ export interface DocumentSettings {
   readonly adminSessionCookie: string;
   /** TOKEN_ABILITIES: what the account page's tokens may hold. */
   readonly abilityCatalogue: readonly string[];
+  /** The roles of organizations (owner, admin, member and ORG_ROLES). */
+  readonly orgRoles: OrgRoles;
 }
 
 /**
@@ -32,6 +36,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     browserPaths,
     accountPaths(settings.abilityCatalogue),
     passkeyPaths,
+    orgPaths(settings.orgRoles),
     adminPaths,
     opsPaths,
     oauthPaths,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { identityRoutes } from '../identities/index.ts';
 import { oauthRoutes } from '../oauth/index.ts';
+import { orgRoutes } from '../orgs/index.ts';
 import { accountRoutes } from './account/index.ts';
 import { adminRoutes } from './admin/index.ts';
 import { apiRoutes } from './api/index.ts';
@@ -25,4 +26,5 @@ export async function routes(app: FastifyInstance) {
   await app.register(forwardAuthRoutes);
   await app.register(oauthRoutes);
   await app.register(identityRoutes);
+  await app.register(orgRoutes);
 }

@@ -4,7 +4,7 @@ import { openApiDocument } from '../openapi/document.ts';
 import { guardCookies } from '../session/session-cookies.ts';
 
 export async function opsRoutes(app: FastifyInstance) {
-  const { database, redis, config, auth } = app.services;
+  const { database, redis, config, auth, orgs } = app.services;
 
   // Built once: it depends on the configuration only (names, cookies, the ability catalogue).
   const cookies = guardCookies(config, auth.config);
@@ -16,6 +16,7 @@ export async function opsRoutes(app: FastifyInstance) {
       sessionCookie: cookies.get('web')?.session ?? 'gatehouse_session',
       adminSessionCookie: cookies.get('admin')?.session ?? 'gatehouse_admin_session',
       abilityCatalogue: config.tokenAbilities,
+      orgRoles: orgs.roles,
     }),
   );
   app.get('/openapi.json', async (_request, reply) =>

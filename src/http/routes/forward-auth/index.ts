@@ -22,7 +22,7 @@ const FORWARD_GUARDS: readonly string[] = ['web', 'api'];
  * activity stamp every session and token gets), and answers are never cached.
  */
 export async function forwardAuthRoutes(app: FastifyInstance) {
-  const { config } = app.services;
+  const { config, orgs } = app.services;
   const trusted = trustedPeer(config.trustProxy);
 
   /** `{APP_URL}/login`, with `?redirect=` when a believed proxy told us a URL /login would go back to. */
@@ -63,7 +63,11 @@ export async function forwardAuthRoutes(app: FastifyInstance) {
     const decision = decide(identity, requirements);
     switch (decision.status) {
       case 'allowed':
-        return reply.code(200).headers(userHeaders(decision.user)).send();
+        // The memberships lookup is kept like the session's (services.ts): no query while nothing changed.
+        return reply
+          .code(200)
+          .headers(userHeaders(decision.user, await orgs.membershipsOf(decision.user.id)))
+          .send();
       case 'unverified':
         return reply.code(403).send({ message: request.t('auth.unverified') });
       case 'missing-ability':
