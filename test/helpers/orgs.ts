@@ -58,7 +58,7 @@ export async function invite(t: TestApp, inviter: Person, slug: string, email: s
 }
 
 /** The link's parts as the acceptance form posts them. */
-export function linkBody(link: URL): Record<string, string> {
+export function linkBody(link: URL): { token: string; expires: string; signature: string } {
   return {
     token: link.searchParams.get('token') ?? '',
     expires: link.searchParams.get('expires') ?? '',

@@ -52,8 +52,10 @@ await describeApp(
         'email_verified_at',
         'id',
         'name',
+        'organizations',
         'updated_at',
       ]);
+      assert.deepEqual(profile.organizations, []);
       assert.equal(profile.id, user.id);
       assert.equal(profile.email, user.email);
       assert.equal(profile.email_verified_at, null);

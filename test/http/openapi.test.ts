@@ -91,6 +91,7 @@ await describeApp('OpenAPI document', (t) => {
       email_verified_at: null,
       created_at: 'x',
       updated_at: 'y',
+      organizations: [],
     };
     assert.doesNotThrow(() =>
       checker.check(
