@@ -6,6 +6,7 @@ import { listSessionsOfUser } from '../auth/sessions/sessions.repository.ts';
 import { type AccessTokenSettings, listAccessTokens, tokenFacts } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
 import { listIdentityRows } from '../identities/identities.repository.ts';
+import { organizationsExportPart } from '../orgs/export-part.ts';
 import { listPasskeys } from '../passkeys/passkeys.repository.ts';
 import { listPostsOfUser } from '../posts/posts.repository.ts';
 import { findTwoFactorRow } from '../two-factor/two-factor.repository.ts';
@@ -203,6 +204,7 @@ export const EXPORT_PARTS: readonly ExportPart[] = [
   passwordReset,
   auditEvents,
   posts,
+  organizationsExportPart,
 ];
 
 /**

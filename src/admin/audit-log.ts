@@ -28,6 +28,16 @@ export const AUDIT_GROUPS = {
     'admin.session.ended',
     'admin.import.laravel',
   ],
+  organizations: [
+    'org.created',
+    'org.updated',
+    'org.deleted',
+    'org.invitation.sent',
+    'org.invitation.accepted',
+    'org.invitation.cancelled',
+    'org.member.removed',
+    'org.member.role_changed',
+  ],
 } as const satisfies Record<string, readonly AuditEvent[]>;
 
 export type AuditGroup = keyof typeof AUDIT_GROUPS;

@@ -1,3 +1,5 @@
+import { sql } from 'kysely';
+import { escapeLike } from '../admin/panel.repository.ts';
 import { preparedQuery } from '../db/fast-path/prepared.ts';
 import { hasRowLocks, insertReturningId } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
@@ -158,4 +160,58 @@ export async function countOwners(db: Db, organizationId: number): Promise<numbe
     .where('role', '=', 'owner')
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+export interface OrganizationListingRow extends OrganizationRow {
+  readonly members: number;
+}
+
+/**
+ * The panel's list: organizations whose name or slug contains `query` (literally: `%` and `_` are
+ * characters, admin/panel.repository.ts escapeLike), newest first, each with its number of members.
+ */
+export async function searchOrganizationRows(
+  db: Db,
+  search: { query: string; limit: number; offset: number },
+): Promise<{ rows: OrganizationListingRow[]; total: number }> {
+  const term = search.query.trim().normalize('NFC').toLowerCase();
+  let base = db.selectFrom('organizations as o');
+  if (term !== '') {
+    const pattern = `%${escapeLike(term)}%`;
+    base = base.where((eb) =>
+      eb.or([
+        sql<boolean>`lower(${sql.ref('o.name')}) like ${pattern} escape '!'`,
+        sql<boolean>`${sql.ref('o.slug')} like ${pattern} escape '!'`,
+      ]),
+    );
+  }
+  const [rows, count] = await Promise.all([
+    base
+      .selectAll('o')
+      .select((eb) =>
+        eb
+          .selectFrom('organization_memberships as m')
+          .select((inner) => inner.fn.countAll<number>().as('n'))
+          .whereRef('m.organization_id', '=', 'o.id')
+          .as('members'),
+      )
+      .orderBy('o.created_at', 'desc')
+      .orderBy('o.id', 'desc')
+      .limit(search.limit)
+      .offset(search.offset)
+      .execute(),
+    base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow(),
+  ]);
+  return { rows: rows.map((row) => ({ ...row, members: Number(row.members) })), total: Number(count.n) };
+}
+
+/** A user's memberships with when they joined, for the data export. */
+export function joinedOrganizations(db: Db, userId: number) {
+  return db
+    .selectFrom('organization_memberships as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['o.id', 'o.slug', 'o.name', 'm.role', 'm.created_at'])
+    .where('m.user_id', '=', userId)
+    .orderBy('o.slug')
+    .execute();
 }

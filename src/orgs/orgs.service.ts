@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import type { User } from '../users/user.ts';
+import { browseOrganizations, organizationRecord } from './directory.ts';
 import type { PresentedInvitation } from './invitation-links.ts';
 import {
   acceptInvitation,
@@ -73,6 +74,12 @@ export function createOrgService(deps: OrgServiceDeps) {
       invitationFor(invitations, link, user, now),
     accept: (link: PresentedInvitation, user: User, audit: AuditContext) =>
       acceptInvitation(invitations, link, user, audit),
+    /** The panel's read-only view of every organization. */
+    panel: {
+      browse: (query: { search: string; page: number }, pageSize: number) =>
+        browseOrganizations(deps.db, query, pageSize),
+      record: (id: number, now: number) => organizationRecord(deps.db, id, now),
+    },
   };
 }
 

@@ -87,6 +87,7 @@ await describeApp(
         'password_reset',
         'audit_events',
         'posts',
+        'organizations',
       ]);
       assert.equal(data.exported_at, new Date(clock.now()).toISOString());
       assert.deepEqual(Object.keys(data.profile).sort(), [

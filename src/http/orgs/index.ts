@@ -8,7 +8,7 @@ import { roleRoutes } from './roles.ts';
 
 /**
  * Organizations in HTTP (docs/guides/organizations.md): /orgs and its pages, invitations and their links,
- * the current organization. Behind the web session guard; CSRF on every change (plugins/csrf.ts);
+ * the current organization (the panel's pages, ./panel.ts, hang under routes/admin/). Behind the web session guard; CSRF on every change (plugins/csrf.ts);
  * forms reach PUT and DELETE through `_method` (http/form-methods.ts).
  */
 export async function orgRoutes(app: FastifyInstance) {

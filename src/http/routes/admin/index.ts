@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { orgPanelRoutes } from '../../orgs/panel.ts';
 import { twoFactorChallengeRoutes } from '../../two-factor-challenge.ts';
 import { adminActionRoutes } from './actions.ts';
 import { adminLoginRoutes } from './login.ts';
@@ -25,4 +26,7 @@ export async function adminRoutes(app: FastifyInstance) {
   await app.register(adminActionRoutes);
   await app.register(adminLifecycleRoutes);
   await app.register(adminWebhookRoutes);
+  // Organizations' panel pages live with the feature (http/orgs/); registered here so that every panel
+  // hook above (ADMIN_REQUIRE_TWO_FACTOR) covers them.
+  await app.register(orgPanelRoutes);
 }
