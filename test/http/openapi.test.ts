@@ -28,6 +28,8 @@ const NOT_JSON = new Set([
   'GET /admin/users',
   'GET /admin/users/new',
   'GET /admin/users/:id',
+  'GET /admin/orgs',
+  'GET /admin/orgs/:id',
   'GET /admin/audit',
   'GET /admin/webhooks',
   'GET /admin/two-factor-challenge',

@@ -51,6 +51,16 @@ await describeEachDialect('organizations in the panel', (ctx) => {
     assert.doesNotMatch(audit.body, /Signed in</);
   });
 
+  test('the account area has an Organizations page listing them', async () => {
+    const t = ctx();
+    const owner = await person(t);
+    const org = await createOrg(owner, newSlug('area'), 'Area Org');
+    const page = await owner.browser.get('/profile/organizations');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, new RegExp(`<a href="/orgs/${org.slug}">Area Org</a>`));
+    assert.match(page.body, /href="\/profile\/organizations" data-area="organizations" aria-current="page"/);
+  });
+
   test('the data export lists the user’s organizations', async () => {
     const t = ctx();
     const owner = await person(t);

@@ -5,6 +5,7 @@ import { dataExportSection } from './data-export.ts';
 import { deleteAccountSection } from './delete-account.ts';
 import { emailSection } from './email.ts';
 import { linkedAccountsSection } from './linked-accounts.ts';
+import { organizationsSection } from './organizations.ts';
 import { passkeysSection } from './passkeys.ts';
 import { passwordSection } from './password.ts';
 import { profileInformationSection } from './profile-information.ts';
@@ -23,5 +24,6 @@ export const ACCOUNT_AREAS: readonly AccountArea[] = [
   { id: 'security', sections: [passwordSection, twoFactorSection, passkeysSection, linkedAccountsSection] },
   { id: 'sessions', sections: [browserSessionsSection] },
   { id: 'tokens', sections: [apiTokensSection] },
+  { id: 'organizations', sections: [organizationsSection] },
   { id: 'data', sections: [dataExportSection, deleteAccountSection] },
 ];
