@@ -10,6 +10,7 @@ import type { AuditContext } from './audit/audit.ts';
 import { authConfig } from './auth/auth.config.ts';
 import { createAuthService } from './auth/auth.service.ts';
 import { createAuthCache } from './auth/cache/auth-cache.ts';
+import type { CachedLookupOptions } from './auth/cache/cache-store.ts';
 import type { AuthConfig, GuardDriver, ProviderDriver } from './auth/guards/guards.ts';
 import { statefulDomains } from './auth/guards/stateful-domains.ts';
 import { createPasswordHasher, type PasswordHasher } from './auth/passwords/passwords.ts';
@@ -125,20 +126,28 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     findUser: userFinder(db),
   };
   const lookups = authCache ? authCache.wrap(plainLookups) : plainLookups;
+  /** Another per-request lookup, behind the same cache: `tables` are what its answers are read from. */
+  const cached = <K, V>(load: (key: K) => Promise<V>, options: CachedLookupOptions) =>
+    authCache ? authCache.cached(load, options) : load;
 
   // The OpenID Connect provider (oauth/). Its per-request lookups — a JWT access token's grant (the
-  // revocation check) and the client a token or code names — are plain queries here.
+  // revocation check: a revoked grant is a row deleted) and the client a token or code names.
   const oauth = createOauth({
     config,
     db,
     clock,
     findUser: lookups.findUser,
-    findGrant: grantFinder(db, clock),
-    findClient: clientFinder(db),
+    findGrant: cached(grantFinder(db, clock), { tables: ['oauth_models'] }),
+    findClient: cached(clientFinder(db), { tables: ['oauth_clients'] }),
   });
-  // A user's organizations (orgs/memberships.ts), read by GET /api/user and every forward-auth check.
+  // A user's organizations (orgs/memberships.ts), read by GET /api/user and every forward-auth check:
+  // cached like the lookups above, so those requests pay no query for them while nothing changed. A new
+  // membership changes a list that was there before: inserts count.
   const orgRoles = orgRoleCatalogue(config.orgRoles);
-  const findMemberships = membershipFinder(db, orgRoles);
+  const findMemberships = cached(membershipFinder(db, orgRoles), {
+    tables: ['organization_memberships', 'organizations'],
+    insertsInto: ['organization_memberships'],
+  });
   const auth = createAuthService({
     config,
     authConfig: overrides.authConfig ?? authConfig(config),

@@ -1,7 +1,7 @@
 import type { DatabaseConfig } from '../config.ts';
 import { ConfigError, oneOf, type Reader } from './parsers.ts';
 
-/** AUTH_CACHE: `off` (every auth check asks the database) or `notify` (src/db/auth-cache/). */
+/** AUTH_CACHE: `off` (every auth check asks the database) or `notify` (src/auth/cache/). */
 export type AuthCacheMode = 'off' | 'notify';
 
 export function authCacheMode(
@@ -11,7 +11,7 @@ export function authCacheMode(
 ): AuthCacheMode {
   const mode = oneOf(read, 'AUTH_CACHE', ['off', 'notify'] as const, 'off');
   if (mode === 'off') return mode;
-  // Refused rather than ignored: SQLite keeps its lookups already (db/fast-path/), fresher than any
+  // Refused rather than ignored: SQLite caches its lookups already (auth/cache/), fresher than any
   // notification could make them, so asking for notify there is a misunderstanding worth one line.
   if (database.dialect === 'sqlite') {
     throw new ConfigError(

@@ -1,7 +1,7 @@
 import type { Translate } from './i18n.ts';
 
 /*
- * A speed trick that stays because the benchmark needs it (like db/fast-path/, kept out of the code
+ * A speed trick that stays because the benchmark needs it (like auth/cache/, kept out of the code
  * that uses it): i18next's own t() costs ~16 µs per call here and ~27 µs with a {{name}} value (it
  * copies its whole options object on every call), and a page makes several such calls. Measured by
  * sending only the calls with values back to i18next (the dashboard's greeting is one): session GET

@@ -10,8 +10,8 @@ export interface LiveGrant {
   readonly clientId: string;
 }
 
-/** A grant by its id, null when revoked, expired or unknown. The composition root may cache answers. */
-export type FindGrant = (grantId: string) => Promise<LiveGrant | null> | LiveGrant | null;
+/** A grant by its id, null when revoked, expired or unknown. services.ts wraps it in the auth cache. */
+export type FindGrant = (grantId: string) => Promise<LiveGrant | null>;
 
 /**
  * The plain lookup behind FindGrant: one row by primary key. It is the revocation check of every JWT

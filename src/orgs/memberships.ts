@@ -21,9 +21,7 @@ export interface OrgMembership {
  * and the pages. A plain lookup (one indexed read); services.ts wraps it like the other per-request
  * lookups, so a bearer request does not pay a query for it while nothing changed.
  */
-export type FindMemberships = (
-  userId: number,
-) => Promise<readonly OrgMembership[]> | readonly OrgMembership[];
+export type FindMemberships = (userId: number) => Promise<readonly OrgMembership[]>;
 
 export function membershipFinder(db: Db, roles: OrgRoles): FindMemberships {
   return async (userId) =>

@@ -1,6 +1,5 @@
 import { sql } from 'kysely';
 import { escapeLike } from '../admin/panel.repository.ts';
-import { preparedQuery } from '../db/fast-path/prepared.ts';
 import { hasRowLocks, insertReturningId } from '../db/portable.ts';
 import type { Db } from '../db/schema.ts';
 import type { MembershipRow, OrganizationRow } from './orgs.table.ts';
@@ -62,22 +61,15 @@ export interface MembershipOfUser {
   readonly role: string;
 }
 
-// Every GET /api/user and forward-auth check reads the user's memberships by user id: compiled once
-// (db/fast-path/prepared.ts), one indexed read of a few rows.
-const membershipsByUser = preparedQuery(
-  (db, userId: number) =>
-    db
-      .selectFrom('organization_memberships as m')
-      .innerJoin('organizations as o', 'o.id', 'm.organization_id')
-      .select(['m.organization_id', 'o.slug', 'o.name', 'm.role'])
-      .where('m.user_id', '=', userId)
-      .orderBy('o.slug'),
-  0,
-);
-
-/** Every organization `userId` belongs to, with the role, by slug. */
+/** Every organization `userId` belongs to, with the role, by slug: one indexed read of a few rows. */
 export function membershipsOfUser(db: Db, userId: number): Promise<MembershipOfUser[]> {
-  return membershipsByUser(db, userId);
+  return db
+    .selectFrom('organization_memberships as m')
+    .innerJoin('organizations as o', 'o.id', 'm.organization_id')
+    .select(['m.organization_id', 'o.slug', 'o.name', 'm.role'])
+    .where('m.user_id', '=', userId)
+    .orderBy('o.slug')
+    .execute();
 }
 
 export function findMembership(

@@ -7,7 +7,7 @@ import { availableDialects } from '../helpers/databases.ts';
 /**
  * Two instances over ONE database (docs/guides/several-instances.md): whatever one issues, the other accepts; whatever one
  * revokes, the other refuses on the very next request — an answer an instance keeps in memory is
- * retired by any commit, its own or the other's (db/fast-path/changes.ts).
+ * retired by any commit, its own or the other's (auth/cache/sqlite-freshness.ts).
  */
 for (const { name, skip } of await availableDialects()) {
   describe(`two app instances over one ${name} database`, { skip }, () => {

@@ -130,6 +130,33 @@ function twoInstances(dialect: 'postgres' | 'mysql', mode: 'notify' | 'off') {
     assert.ok(stale <= limit, `B accepted the logged-out session for ${stale} ms (limit ${limit})`);
   });
 
+  test('a new membership reaches GET /api/user on both instances (an INSERT that changes a cached list)', async () => {
+    const user = await a.createUser();
+    const token = await a.issueToken(user.email, user.password);
+    await warm(token);
+    const orgs = (app: TestApp) => async () => {
+      const answer = await app.app.inject({
+        url: '/api/user',
+        headers: { authorization: `Bearer ${token}` },
+      });
+      return (answer.json() as { organizations: { slug: string }[] }).organizations.map((org) => org.slug);
+    };
+    const member = (await a.services.auth.providerOf('web').retrieveById(user.id))!;
+    // Both lists cached (empty) just before the insert: A must drop its own at the commit.
+    assert.deepEqual(await orgs(b)(), []);
+    assert.deepEqual(await orgs(a)(), []);
+    const found = await a.services.orgs.create(
+      member,
+      { name: 'Acme', slug: `acme-${user.id}` },
+      { ip: '127.0.0.1', now: Date.now() },
+    );
+    assert.equal(found.status, 'created');
+    assert.deepEqual(await orgs(a)(), [`acme-${user.id}`], 'A answered the list it had cached');
+    const stale = await staleFor(async () => (await orgs(b)()).length === 0);
+    console.log(`[${dialect}, ${mode}] B answered the old memberships for ${stale.toFixed(1)} ms`);
+    assert.ok(stale <= limit, `B answered the old memberships for ${stale} ms (limit ${limit})`);
+  });
+
   test('user disable propagates: the user’s token stops working on both instances', async () => {
     const admin = await a.createUser({ panelAccess: true });
     const user = await a.createUser();

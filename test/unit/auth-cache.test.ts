@@ -198,6 +198,25 @@ describe('cache store: what is kept, for how long, and what a change drops', () 
     assert.deepEqual([tokens.counter.loads, users.counter.loads], [3, 2]);
   });
 
+  test('an insert drops only the lookups whose present answers it changes (a list of memberships)', async () => {
+    const store = new CacheStore({ maxAgeMs: null, serving: true });
+    const lists = counting((id) => [id]);
+    const users = counting((id) => ({ id }));
+    const listLookup = store.lookup(lists.load, {
+      tables: ['organization_memberships'],
+      insertsInto: ['organization_memberships'],
+    });
+    const userLookup = store.lookup(users.load, { tables: ['users', 'organization_memberships'] });
+    await listLookup.get(1);
+    await userLookup.get(1);
+    store.changed(['organization_memberships:insert']);
+    await listLookup.get(1);
+    await userLookup.get(1);
+    assert.deepEqual([lists.counter.loads, users.counter.loads], [2, 1]);
+    assert.equal(store.insertsMatter('organization_memberships'), true);
+    assert.equal(store.insertsMatter('sessions'), false);
+  });
+
   test('absent answers are never kept (an INSERT needs to drop nothing)', async () => {
     const store = new CacheStore({ maxAgeMs: null, serving: true });
     const { counter, load } = counting(() => null);
@@ -276,7 +295,10 @@ function watched() {
         createIntrospector: (kysely) => new PostgresIntrospector(kysely),
         createQueryCompiler: () => new PostgresQueryCompiler(),
       },
-      { committed: (tables) => committed.push([...tables]) },
+      {
+        committed: (tables) => committed.push([...tables]),
+        insertsMatter: (table) => table === 'organization_memberships',
+      },
     ),
   });
   return { db, committed };
@@ -336,6 +358,15 @@ describe('write watcher: which writes report which tables', () => {
       user_agent: null,
     });
     assert.deepEqual(committed, []);
+  });
+
+  test('an insert into a table whose inserts matter (memberships) is reported as such', async () => {
+    const { db, committed } = watched();
+    await db
+      .insertInto('organization_memberships')
+      .values({ organization_id: 1, user_id: 7, role: 'member', created_at: 1, updated_at: 1 })
+      .execute();
+    assert.deepEqual(committed, [['organization_memberships:insert']]);
   });
 
   test('in a transaction: reported once, after the commit, never after a rollback', async () => {

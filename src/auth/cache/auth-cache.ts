@@ -19,6 +19,8 @@ export interface AuthCache {
   readonly watch: ((dialect: Dialect) => Dialect) | null;
   /** The plain lookups, answered from memory while fresh. */
   wrap(lookups: Lookups): Lookups;
+  /** Any other per-request lookup by key (a user's memberships, a token's grant), cached alike. */
+  cached<K, V>(load: (key: K) => Promise<V>, options: CachedLookupOptions): (key: K) => Promise<V>;
   /** Whether entries are served now (a notify channel is subscribed; always on SQLite). */
   readonly live: boolean;
   close(): Promise<void>;
@@ -81,17 +83,19 @@ export function createAuthCache(config: Config, redis: Redis | null): AuthCache 
         store.changed(tables);
         channel.publish(tables);
       },
+      insertsMatter: (table) => store.insertsMatter(table),
     });
   return door(store, watch, () => channel.close());
 }
 
 function door(store: CacheStore, watch: AuthCache['watch'], close: () => Promise<void>): AuthCache {
-  const cached = <K, V>(load: (key: K) => Promise<V | null>, options: CachedLookupOptions) => {
+  const cached = <K, V>(load: (key: K) => Promise<V>, options: CachedLookupOptions) => {
     const lookup = store.lookup(load, options);
     return lookup.get.bind(lookup);
   };
   return {
     watch,
+    cached,
     wrap(plain) {
       return {
         findTokenWithUser: cached(plain.findTokenWithUser, { tables: ['personal_access_tokens', 'users'] }),

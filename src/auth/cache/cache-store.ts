@@ -1,13 +1,22 @@
 import { deepFreeze } from '../../lib/deep-freeze.ts';
 
 export interface CachedLookupOptions {
-  /** The tables its answers are read from: a change to any of them drops its entries. */
+  /** The tables its answers are read from: an UPDATE, DELETE or upsert of any of them drops its entries. */
   readonly tables: readonly string[];
+  /**
+   * Tables where a new row changes an answer that was present before (a user's list of memberships):
+   * an INSERT there drops its entries too. Elsewhere a new row has a new key, and absent answers are
+   * never kept, so inserts need not drop anything.
+   */
+  readonly insertsInto?: readonly string[];
   /** At most this many entries; when full, the oldest goes (default 10,000). */
   readonly limit?: number;
   /** Answers longer than this as JSON are not cached, so the bound in entries is one in bytes too. */
   readonly maxChars?: number;
 }
+
+/** The suffix of a change that is a plain INSERT (write-watcher.ts). */
+export const INSERT = ':insert';
 
 export interface CacheStoreOptions {
   /** How long an entry may serve at most (null: as long as the source reports no change). */
@@ -66,15 +75,24 @@ export class CacheStore {
     return this.#serving;
   }
 
-  lookup<K, V>(load: (key: K) => Promise<V | null>, options: CachedLookupOptions): CachedLookup<K, V> {
+  lookup<K, V>(load: (key: K) => Promise<V>, options: CachedLookupOptions): CachedLookup<K, V> {
     const lookup = new CachedLookup<K, V>(this, load, options);
     this.#lookups.add(lookup as CachedLookup<unknown, unknown>);
     return lookup;
   }
 
-  /** Rows of `tables` may have changed (all tables when omitted). */
+  /**
+   * Rows of `tables` may have changed (all tables when omitted); `<table>:insert` names a plain INSERT
+   * (write-watcher.ts), which matters only to the lookups that list it in `insertsInto`.
+   */
   changed(tables?: readonly string[]): void {
     for (const lookup of this.#lookups) if (tables === undefined || lookup.reads(tables)) lookup.drop();
+  }
+
+  /** Whether an INSERT into `table` matters to any lookup (else the watcher need not report it). */
+  insertsMatter(table: string): boolean {
+    for (const lookup of this.#lookups) if (lookup.readsInsertsInto(table)) return true;
+    return false;
   }
 
   /** Start or stop serving (a notify channel subscribed or lost); either way everything goes. */
@@ -94,15 +112,23 @@ export class CachedLookup<K, V> {
 
   constructor(
     private readonly store: CacheStore,
-    private readonly load: (key: K) => Promise<V | null>,
+    private readonly load: (key: K) => Promise<V>,
     private readonly options: CachedLookupOptions,
   ) {
     this.#limit = options.limit ?? 10_000;
     this.#maxChars = options.maxChars ?? Number.POSITIVE_INFINITY;
   }
 
-  reads(tables: readonly string[]): boolean {
-    return tables.some((table) => this.options.tables.includes(table));
+  reads(changes: readonly string[]): boolean {
+    return changes.some((change) =>
+      change.endsWith(INSERT)
+        ? this.readsInsertsInto(change.slice(0, -INSERT.length))
+        : this.options.tables.includes(change),
+    );
+  }
+
+  readsInsertsInto(table: string): boolean {
+    return this.options.insertsInto?.includes(table) ?? false;
   }
 
   drop(): void {
@@ -110,7 +136,7 @@ export class CachedLookup<K, V> {
     this.#entries.clear();
   }
 
-  async get(key: K): Promise<V | null> {
+  async get(key: K): Promise<V> {
     const { store } = this;
     if (this.#firstRead) {
       this.#firstRead = false;

@@ -9,6 +9,7 @@ import type {
   RootOperationNode,
   TransactionSettings,
 } from 'kysely';
+import { INSERT } from './cache-store.ts';
 
 /** Where the writes of a watched database are reported: the names of the tables they changed. */
 export interface WriteSink {
@@ -19,6 +20,8 @@ export interface WriteSink {
   inConnection?(connection: DatabaseConnection, tables: readonly string[]): Promise<void>;
   /** After the statement's commit (its own, or its transaction's). */
   committed(tables: readonly string[]): void;
+  /** Whether a plain INSERT into `table` must be reported (cache-store.ts insertsInto). */
+  insertsMatter(table: string): boolean;
 }
 
 /**
@@ -47,7 +50,7 @@ class WatchedConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.inner.executeQuery<R>(compiled);
-    const keys = tablesChangedBy(compiled.query);
+    const keys = tablesChangedBy(compiled.query, this.sink.insertsMatter);
     if (keys.length > 0) {
       await this.sink.inConnection?.(this.inner, keys);
       if (this.inTransaction) this.pending.push(...keys);
@@ -141,18 +144,25 @@ class WatchedDriver implements Driver {
 }
 
 /**
- * The tables a statement may change rows of. Inserts change none that matter: absent answers are never
- * cached (cache-store.ts), and a new row has a new key — unless it is an upsert, which may overwrite. A
- * raw statement that looks like a write counts for every table it names.
+ * The tables a statement may change rows of. A plain INSERT is reported as `<table>:insert`, and only
+ * where `insertsMatter` says so: absent answers are never cached (cache-store.ts), so a new row matters
+ * only to a lookup whose present answer it changes (a user's memberships). An upsert may overwrite a row:
+ * it counts as a change. A raw statement that looks like a write counts for every table it names.
  */
-export function tablesChangedBy(node: RootOperationNode): string[] {
+export function tablesChangedBy(
+  node: RootOperationNode,
+  insertsMatter: (table: string) => boolean,
+): string[] {
   switch (node.kind) {
     case 'UpdateQueryNode':
       return tableNames(node.table);
     case 'DeleteQueryNode':
       return node.from.froms.flatMap(tableNames);
-    case 'InsertQueryNode':
-      return node.onConflict?.updates || node.onDuplicateKey ? tableNames(node.into) : [];
+    case 'InsertQueryNode': {
+      const tables = tableNames(node.into);
+      if (node.onConflict?.updates || node.onDuplicateKey) return tables;
+      return tables.filter(insertsMatter).map((table) => `${table}${INSERT}`);
+    }
     case 'RawNode': {
       const text = node.sqlFragments.join(' ');
       if (!/\b(update|delete|insert|replace|truncate|merge)\b/i.test(text)) return [];

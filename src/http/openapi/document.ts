@@ -1,7 +1,7 @@
 import type { JsonSchema } from '../../lib/validation.ts';
+import type { OrgRoles } from '../../orgs/roles.ts';
 import { identityPaths } from '../identities/openapi.ts';
 import { OAUTH_SCHEMAS, oauthPaths } from '../oauth/openapi.ts';
-import type { OrgRoles } from '../../orgs/roles.ts';
 import { orgPaths } from '../orgs/openapi.ts';
 import { type Op, operation } from './operation.ts';
 import { accountPaths } from './paths/account.ts';

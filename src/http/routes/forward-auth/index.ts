@@ -17,9 +17,9 @@ const FORWARD_GUARDS: readonly string[] = ['web', 'api'];
 /**
  * docs/integrations/forward-auth.md: `GET /auth/request` (nginx auth_request) and `GET /auth/forward` (Traefik ForwardAuth,
  * Caddy forward_auth). A proxy asks one of them before every request to the app it protects, so they
- * do exactly the work of a bearer check: the session or token lookup through the kept lookups of
- * db/fast-path/ (sessions are only peeked at: nothing is written per request beyond the once-a-minute
- * activity stamp every session and token gets), and answers are never cached.
+ * do exactly the work of a bearer check: the session or token lookup through the auth cache
+ * (auth/cache/; sessions are only peeked at: nothing is written per request beyond the once-a-minute
+ * activity stamp every session and token gets), and the proxy never caches the answers.
  */
 export async function forwardAuthRoutes(app: FastifyInstance) {
   const { config, orgs } = app.services;
