@@ -106,9 +106,8 @@ export async function signInThrough(
   options: SignInOptions = {},
 ): Promise<SignInTrip> {
   const start = await browser.get(`/auth/${provider}${options.query ? `?${options.query}` : ''}`);
-  const location = start.headers.location;
-  if (start.statusCode !== 302 || typeof location !== 'string' || location.startsWith('/'))
-    return { start, callback: null, finish: null };
+  const location = providerUrlOf(start);
+  if (location === null) return { start, callback: null, finish: null };
   const authorization = new URL(location);
   options.alterRequest?.(authorization);
   const callback = await throughProvider(authorization.href, TEST_APP_URL);
@@ -116,6 +115,21 @@ export async function signInThrough(
   options.alterCallback?.(delivered);
   const finish = await browser.get(`${delivered.pathname}${delivered.search}`);
   return { start, callback, finish };
+}
+
+/**
+ * Where /auth/{provider} sent the browser at the provider: its 302, or the Refresh header of the page a
+ * link passes through; null when it went nowhere (back to our own pages).
+ */
+export function providerUrlOf(start: LightMyRequestResponse): string | null {
+  const refresh = start.headers.refresh;
+  const location =
+    start.statusCode === 302
+      ? start.headers.location
+      : typeof refresh === 'string'
+        ? refresh.replace(/^0;url=/, '')
+        : undefined;
+  return typeof location === 'string' && !location.startsWith('/') ? location : null;
 }
 
 /** Opens a callback URL (one a provider sent to some browser) in `browser`. */

@@ -83,6 +83,10 @@ await describeApp(
       const confirmed = await browser.post('/user/confirm-password', { password: user.password });
       assert.equal(confirmed.headers.location, '/auth/google?link=1', 'back to the link');
       const trip = await signInThrough(browser, 'google', { query: 'link=1' });
+      // A page that moves on at once, not a 302 (a form's redirect chain may not leave the site).
+      assert.equal(trip.start.statusCode, 200);
+      assert.match(String(trip.start.headers.refresh), /^0;url=http:\/\/127\.0\.0\.1:\d+\/auth\?/);
+      assert.match(trip.start.body, /Continuing to Google/);
       assert.equal(trip.finish?.headers.location, '/profile/security#linked-accounts');
       assert.match(
         (await browser.get('/profile/security')).body,

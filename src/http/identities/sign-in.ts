@@ -5,6 +5,7 @@ import type { UpstreamProvider } from '../../identities/providers/upstream-provi
 import type { UpstreamFailure } from '../../identities/upstream-failure.ts';
 import { NotFoundError, PasswordConfirmationRequiredError } from '../errors.ts';
 import { completeLogin } from '../login-completion.ts';
+import { sendPage } from '../pages.ts';
 import { passwordConfirmed } from '../password-confirmation.ts';
 import { resolveIdentity } from '../plugins/auth.ts';
 import { auditContext } from '../request-context.ts';
@@ -12,6 +13,7 @@ import { requireVerifiedEmail } from '../verified-email.ts';
 import { type SignInFailure, signInFailurePath } from '../views/login-providers.ts';
 import { setAttemptCookie, takeAttemptCookie } from './attempt-cookie.ts';
 import { linkDone } from './linked-accounts.ts';
+import { continuePage } from './views/continue-page.ts';
 
 /**
  * GET /auth/{provider} and GET /auth/{provider}/callback (docs/guides/login-providers.md): the browser
@@ -61,7 +63,10 @@ export async function signInRoutes(app: FastifyInstance) {
     if (begun.status === 'failed')
       return failed(request, reply, provider, linkUserId !== null, begun.failure);
     setAttemptCookie(request, reply, begun.sealedAttempt);
-    return reply.redirect(begun.url);
+    if (linkUserId === null) return reply.redirect(begun.url);
+    // A link is reached through the password confirmation's form: see views/continue-page.ts.
+    reply.header('refresh', `0;url=${begun.url}`);
+    return sendPage(reply, continuePage(request, provider.label, begun.url));
   });
 
   app.get('/auth/:provider/callback', async (request, reply) => {
