@@ -7,6 +7,7 @@ import {
   releaseUncheckedAttempt,
   reserveAccountAttempt,
   reserveClientAttempt,
+  settleFailedLogin,
   settleSuccessfulLogin,
 } from '../auth/throttle/login-throttle.ts';
 import type { Db } from '../db/schema.ts';
@@ -87,6 +88,7 @@ export async function checkOwnPassword(
     throw error;
   }
   if (!verified) {
+    await settleFailedLogin(deps.throttle, row.email, context.ip, !knownDevice);
     await recordAudit(deps.db, 'user.password_check_failed', context, userId, { purpose });
     return { status: 'failed' };
   }

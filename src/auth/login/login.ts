@@ -12,6 +12,7 @@ import {
   releaseUncheckedAttempt,
   reserveAccountAttempt,
   reserveClientAttempt,
+  settleFailedLogin,
   settleSuccessfulLogin,
 } from '../throttle/login-throttle.ts';
 import type { DeviceCookies } from './device-cookies.ts';
@@ -107,6 +108,7 @@ export async function attemptLogin(
   const user = row && match !== 'wrong' ? toUser(row) : null;
 
   if (user === null || !provider.accepts(user)) {
+    await settleFailedLogin(deps.throttle, email, audit.ip, !knownDevice);
     await recordAudit(deps.db, events.failed, audit, row?.id ?? null, { email, channel });
     return { status: 'failed' };
   }

@@ -44,7 +44,7 @@ export async function reserveClientAttempt(
   email: string,
   ip: string | null | undefined,
 ): Promise<Reservation> {
-  const attempt = await throttle.limiter.attempt(loginThrottleKey(email, ip), throttle.perClient);
+  const attempt = await throttle.limiter.reserve(loginThrottleKey(email, ip), throttle.perClient);
   return attempt.allowed ? { allowed: true } : { ...attempt, scope: 'client' };
 }
 
@@ -53,7 +53,7 @@ export async function reserveClientAttempt(
  * call this (login.ts): the owner's browser is outside the limit a sprayer can drive up.
  */
 export async function reserveAccountAttempt(throttle: LoginThrottle, email: string): Promise<Reservation> {
-  const attempt = await throttle.limiter.attempt(accountThrottleKey(email), throttle.perAccount);
+  const attempt = await throttle.limiter.reserve(accountThrottleKey(email), throttle.perAccount);
   return attempt.allowed ? { allowed: true } : { ...attempt, scope: 'account' };
 }
 
@@ -70,6 +70,20 @@ export async function settleSuccessfulLogin(
 ): Promise<void> {
   await throttle.limiter.clear(loginThrottleKey(email, ip));
   if (accountReserved) await throttle.limiter.release(accountThrottleKey(email));
+}
+
+/**
+ * After a rejected password (or a refused account): the reservations stay and count as failures, which
+ * is what refuses further attempts once the limits are full (rate-limiter.ts reserve).
+ */
+export async function settleFailedLogin(
+  throttle: LoginThrottle,
+  email: string,
+  ip: string | null | undefined,
+  accountReserved: boolean,
+): Promise<void> {
+  await throttle.limiter.failed(loginThrottleKey(email, ip), throttle.perClient);
+  if (accountReserved) await throttle.limiter.failed(accountThrottleKey(email), throttle.perAccount);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type Clock, MINUTE } from '../../lib/clock.ts';
 
 export interface Limit {
@@ -30,6 +31,36 @@ export class RateLimiter {
     return { allowed: true, remaining: limit.max - hit.count };
   }
 
+  /**
+   * attempt(), for a limit on FAILURES whose attempts are reserved before the check that decides them
+   * (a password: reserve-then-verify, so concurrent guesses cannot overshoot). Each reservation counts
+   * until it is settled: a failure keeps it and is recorded (failed), a success gives it back (release)
+   * or clears the count. Reservations of checks still running must not refuse a check beside them —
+   * eight right passwords at once would otherwise refuse three of themselves (docs/security.md: only
+   * rejected credentials count). So a reservation that finds the limit reached is refused only when
+   * `max` failures are recorded; reached by checks still running, it waits for them to settle and tries
+   * again: their successes free the count, their failures fill it and refuse it then. A guess never
+   * reaches the check while `max` reservations are open, so the bound on guesses stays exact. A check
+   * that never settles (a process killed mid-hash) is outwaited: after `maxWaitMs` the answer is a refusal.
+   */
+  async reserve(key: string, limit: Limit, maxWaitMs = RESERVE_WAIT_MS): Promise<Attempt> {
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      const attempt = await this.attempt(key, limit);
+      if (attempt.allowed) return attempt;
+      const failed = (await this.store.peek(failedKey(key)))?.count ?? 0;
+      if (failed >= limit.max || Date.now() >= deadline) return attempt;
+      // Reached by checks still running, not by failures: this try is no attempt yet.
+      await this.store.release(key);
+      await sleep(RESERVE_POLL_MS);
+    }
+  }
+
+  /** A reserved check failed: its reservation stays, and the failure is recorded (reserve). */
+  async failed(key: string, limit: Limit): Promise<void> {
+    await this.store.hit(failedKey(key), limit.windowSeconds * 1000);
+  }
+
   /** Refused already? Does not consume an attempt. */
   async blocked(key: string, limit: Limit): Promise<number | null> {
     const hit = await this.store.peek(key);
@@ -44,10 +75,17 @@ export class RateLimiter {
     return this.store.release(key);
   }
 
-  clear(key: string): Promise<void> {
-    return this.store.clear(key);
+  async clear(key: string): Promise<void> {
+    await Promise.all([this.store.clear(key), this.store.clear(failedKey(key))]);
   }
 }
+
+/** How long a reservation waits for the checks running beside it, at most, and how often it looks. */
+const RESERVE_WAIT_MS = 10_000;
+const RESERVE_POLL_MS = 20;
+
+/** The recorded failures of a limit reserved with reserve(), beside its count of reservations. */
+const failedKey = (key: string) => `${key}#failed`;
 
 function seconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
