@@ -27,6 +27,7 @@ import { covered, covers } from './storage/contract.ts';
 import { credentialsContract } from './storage/credentials.ts';
 import { identitiesContract } from './storage/identities.ts';
 import { oauthContract } from './storage/oauth.ts';
+import { orgsContract } from './storage/orgs.ts';
 import { outboxesContract } from './storage/outboxes.ts';
 import { rememberMeContract } from './storage/remember-me.ts';
 import { sessionsContract } from './storage/sessions.ts';
@@ -438,6 +439,7 @@ await describeEachDialect('storage contract', (ctx) => {
     credentialsContract,
     outboxesContract,
     oauthContract,
+    orgsContract,
     identitiesContract,
   ])
     suite(ctx);

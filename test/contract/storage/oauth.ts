@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { isUniqueViolation } from '../../../src/db/errors.ts';
 import {
   deleteClientRow,
   findClientRow,
@@ -6,6 +7,14 @@ import {
   listClientRows,
   updateClientRow,
 } from '../../../src/oauth/clients.repository.ts';
+import {
+  consentsOfUser,
+  deleteConsentRow,
+  findConsentRow,
+  insertConsentRow,
+  touchConsent,
+  updateConsentScope,
+} from '../../../src/oauth/consents.repository.ts';
 import { findGrantRow } from '../../../src/oauth/grants.repository.ts';
 import {
   consumeModel,
@@ -18,8 +27,8 @@ import {
   modelsOfAccount,
   modelsOfClient,
   pruneExpiredModels,
-  rebindSession,
   sessionsBoundTo,
+  updateSession,
   upsertModel,
 } from '../../../src/oauth/models.repository.ts';
 import type { NewOauthModelRow } from '../../../src/oauth/models.table.ts';
@@ -30,7 +39,7 @@ import {
   publishedKeys,
   retireCurrentKeys,
 } from '../../../src/oauth/signing-keys.repository.ts';
-import { type ContractSuite, covers, hash64, winners } from './contract.ts';
+import { aUser, type ContractSuite, covers, hash64, winners } from './contract.ts';
 
 function aClient(clientId: string, name = 'App') {
   return {
@@ -152,7 +161,7 @@ export const oauthContract: ContractSuite = (ctx) => {
   );
 
   covers(
-    [modelsOfAccount, modelsOfClient, sessionsBoundTo, rebindSession, pruneExpiredModels],
+    [modelsOfAccount, modelsOfClient, sessionsBoundTo, updateSession, pruneExpiredModels],
     "a user's and a client's live objects; provider sessions follow a Gatehouse session; expired ones are pruned",
     async () => {
       const { db } = ctx();
@@ -170,7 +179,7 @@ export const oauthContract: ContractSuite = (ctx) => {
       );
       assert.deepEqual(hashes(await modelsOfClient(db, 'Grant', clientId, 200)), hashes([one]));
       assert.deepEqual(hashes(await sessionsBoundTo(db, binding)), hashes([session]));
-      await rebindSession(db, session.id_hash, next);
+      await updateSession(db, session.id_hash, session.payload, next);
       assert.deepEqual(await sessionsBoundTo(db, binding), []);
       assert.deepEqual(hashes(await sessionsBoundTo(db, next)), hashes([session]));
       assert.ok((await pruneExpiredModels(db, 100)) >= 1);
@@ -214,6 +223,50 @@ export const oauthContract: ContractSuite = (ctx) => {
         'the current one stays',
       );
       assert.notEqual(await keySetVersion(db), versions[3]);
+    },
+  );
+
+  covers(
+    [insertConsentRow, findConsentRow, updateConsentScope, touchConsent, consentsOfUser, deleteConsentRow],
+    "consents: one per user and client, widened in place, stamped when used, listed with the client's name",
+    async () => {
+      const { db } = ctx();
+      const [user, other] = [await aUser(db), await aUser(db)];
+      const [newer, older] = [hash64('consent-a').slice(0, 40), hash64('consent-b').slice(0, 40)];
+      await insertClientRow(db, aClient(newer, 'Ä App 🦄'));
+      await insertClientRow(db, aClient(older, 'Older'));
+      await insertConsentRow(db, { user_id: user.id, client_id: older, scope: 'openid', now: 1_000 });
+      await insertConsentRow(db, { user_id: user.id, client_id: newer, scope: 'openid', now: 2_000 });
+      const duplicate = await insertConsentRow(db, {
+        user_id: user.id,
+        client_id: newer,
+        scope: 'x',
+        now: 3_000,
+      })
+        .then(() => null)
+        .catch((error: unknown) => error);
+      assert.ok(duplicate !== null && isUniqueViolation(duplicate), 'one consent per user and client');
+      const found = await findConsentRow(db, user.id, newer);
+      assert.equal(found?.scope, 'openid');
+      assert.equal(found?.last_used_at, null);
+      assert.equal(await findConsentRow(db, other.id, newer), undefined, 'not theirs');
+      await updateConsentScope(db, found!.id, 'openid profile email', 4_000);
+      await touchConsent(db, user.id, newer, 5_000);
+      const listed = await consentsOfUser(db, user.id);
+      assert.deepEqual(
+        listed.map((row) => [row.client_id, row.name, row.scope, row.last_used_at]),
+        [
+          [newer, 'Ä App 🦄', 'openid profile email', 5_000],
+          [older, 'Older', 'openid', null],
+        ],
+      );
+      assert.equal(await deleteConsentRow(db, user.id, newer), true);
+      assert.equal(await deleteConsentRow(db, user.id, newer), false);
+      assert.equal(await deleteConsentRow(db, other.id, older), false, 'not theirs');
+      assert.deepEqual(
+        (await consentsOfUser(db, user.id)).map((row) => row.client_id),
+        [older],
+      );
     },
   );
 };
