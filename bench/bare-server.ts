@@ -3,6 +3,7 @@
 // Gatehouse adds (plugins, guards, the database), not of Fastify or JSON.
 import Fastify from 'fastify';
 import { toPublicUser, userSchema } from '../src/http/routes/api/user.ts';
+import { benchMemberships } from './organizations.ts';
 
 const now = Date.now();
 const user = toPublicUser(
@@ -17,7 +18,7 @@ const user = toPublicUser(
     createdAt: now,
     updatedAt: now,
   },
-  [],
+  benchMemberships(),
 );
 
 const app = Fastify({ logger: false });

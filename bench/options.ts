@@ -16,6 +16,8 @@ export interface BenchOptions {
   readonly seedLarge: boolean;
   readonly largeUsers: number;
   readonly largeTokens: number;
+  readonly largeOrganizations: number;
+  readonly largeMemberships: number;
   /** Run the service under --cpu-prof, writing profiles here (results.json is then not written). */
   readonly cpuProf: string | null;
   /** Only these cases, in this order (comparing two, or profiling one hot path at a time). */
@@ -43,6 +45,9 @@ export const USAGE = `Usage: npm run bench -- [options]
                          compare bearer GET /api/user on it with the small database
   --large-users <n>      users for --seed-large (default 1000000)
   --large-tokens <n>     tokens for --seed-large (default 5000000)
+  --large-orgs <n>       organizations for --seed-large (default 10000)
+  --large-memberships <n>  memberships for --seed-large (default 100000; each user the load signs in
+                         as belongs to three organizations in both databases)
   --cpu-prof <dir>       run the service with --cpu-prof into <dir> and summarise the profile
   --only <cases>         only these cases, a comma list of bearer,session,login,forward,bare (e.g.
                          --only bare,forward --no-flood; with --cpu-prof: profile one hot path)
@@ -70,6 +75,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
       'seed-large': { type: 'boolean', default: false },
       'large-users': { type: 'string', default: '1000000' },
       'large-tokens': { type: 'string', default: '5000000' },
+      'large-orgs': { type: 'string', default: '10000' },
+      'large-memberships': { type: 'string', default: '100000' },
       'cpu-prof': { type: 'string' },
       only: { type: 'string' },
       metrics: { type: 'boolean', default: false },
@@ -94,6 +101,8 @@ export function parseOptions(argv: readonly string[]): BenchOptions | 'help' {
     seedLarge: values['seed-large'],
     largeUsers: positive('large-users', values['large-users']),
     largeTokens: positive('large-tokens', values['large-tokens']),
+    largeOrganizations: positive('large-orgs', values['large-orgs']),
+    largeMemberships: positive('large-memberships', values['large-memberships']),
     cpuProf: values['cpu-prof'] ?? null,
     only,
     metrics: values.metrics,

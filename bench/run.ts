@@ -187,7 +187,13 @@ async function main(options: BenchOptions): Promise<void> {
         context,
         serviceEnv,
         await hasher.hash(randomBytes(12).toString('base64url')),
-        { users: options.largeUsers, tokens: options.largeTokens, rounds: options.rounds },
+        {
+          users: options.largeUsers,
+          tokens: options.largeTokens,
+          organizations: options.largeOrganizations,
+          memberships: options.largeMemberships,
+          rounds: options.rounds,
+        },
         log,
       );
     }
@@ -245,7 +251,7 @@ function report(results: Results, all: ReadonlyMap<CaseName, number[]>): string 
   const large = extra['large_db'] as Record<string, number> | undefined;
   if (large) {
     lines.push(
-      `large database (${large['users']?.toLocaleString('en')} users, ${large['tokens']?.toLocaleString('en')} tokens, ${large['file_mb']} MiB, seeded in ${large['seed_seconds']} s): bearer ${large['large_rps']} req/s (p99 ${large['large_p99_ms']} ms) vs ${large['small_rps']} req/s small = ${large['ratio']}`,
+      `large database (${large['users']?.toLocaleString('en')} users, ${large['tokens']?.toLocaleString('en')} tokens, ${large['organizations']?.toLocaleString('en')} organizations, ${large['memberships']?.toLocaleString('en')} memberships, ${large['file_mb']} MiB, seeded in ${large['seed_seconds']} s): bearer ${large['large_rps']} req/s (p99 ${large['large_p99_ms']} ms) vs ${large['small_rps']} req/s small = ${large['ratio']}`,
     );
   }
   return lines.join('\n');

@@ -7,7 +7,7 @@ import { migrateToLatest } from '../src/db/migrator.ts';
 import { type LoadCase, type Measured, round, runLoad, startLoad } from './load.ts';
 import { startFlags, startServer } from './processes.ts';
 import type { BenchUser } from './seed.ts';
-import { seedLargeSqlite } from './seed-large.ts';
+import { MEMBERSHIPS_PER_LOAD_USER, seedLargeSqlite } from './seed-large.ts';
 
 export interface ScenarioContext {
   readonly connections: number;
@@ -58,8 +58,8 @@ export async function floodScenario(
 }
 
 /**
- * Issue 7: bearer GET /api/user on a SQLite database of `users` users and `tokens` tokens against a
- * small one (1,000 of each), with the very same load: requests spread over 1,000 tokens in both, so
+ * Issue 7: bearer GET /api/user on a SQLite database of `users` users and `tokens` tokens (and, issue 32,
+ * `organizations` organizations with `memberships` memberships) against a small one (1,000 of each), with the very same load: requests spread over 1,000 tokens in both, so
  * the client does the same work and only the size of the database differs. One service per database,
  * measured in turn, `rounds` times; the best of each counts (as for the cases).
  */
@@ -67,18 +67,32 @@ export async function largeDatabaseScenario(
   context: ScenarioContext,
   serviceEnv: Record<string, string>,
   passwordHash: string,
-  sizes: { users: number; tokens: number; rounds: number },
+  sizes: { users: number; tokens: number; organizations: number; memberships: number; rounds: number },
   log: (line: string) => void,
 ) {
   const folder = mkdtempSync(join(tmpdir(), 'gatehouse-bench-large-'));
   const usable = 1000;
-  const seeded = async (name: string, users: number, tokens: number) => {
+  const seeded = async (
+    name: string,
+    users: number,
+    tokens: number,
+    organizations: number,
+    memberships: number,
+  ) => {
     const filename = join(folder, `${name}.sqlite`);
     const handle = openDatabase({ dialect: 'sqlite', filename });
     await migrateToLatest(handle.db);
     await handle.close();
     log(`seeding ${users.toLocaleString('en')} users and ${tokens.toLocaleString('en')} tokens…`);
-    const seed = seedLargeSqlite(filename, { users, tokens, usable, passwordHash, progress: log });
+    const seed = seedLargeSqlite(filename, {
+      users,
+      tokens,
+      usable,
+      passwordHash,
+      organizations,
+      memberships,
+      progress: log,
+    });
     log(`seeded in ${seed.seconds.toFixed(1)} s`);
     const service = await startServer(
       'src/server.ts',
@@ -95,9 +109,11 @@ export async function largeDatabaseScenario(
   };
   const services: Array<{ stop(): Promise<void> }> = [];
   try {
-    const small = await seeded('small', usable, usable);
+    // Both databases give each user the load signs in as the same three memberships (the answers are
+    // of one size); only the number of rows around them differs.
+    const small = await seeded('small', usable, usable, 100, usable * MEMBERSHIPS_PER_LOAD_USER);
     services.push(small.service);
-    const large = await seeded('large', sizes.users, sizes.tokens);
+    const large = await seeded('large', sizes.users, sizes.tokens, sizes.organizations, sizes.memberships);
     services.push(large.service);
     let bestSmall: Measured | null = null;
     let bestLarge: Measured | null = null;
@@ -110,6 +126,8 @@ export async function largeDatabaseScenario(
     return {
       users: sizes.users,
       tokens: sizes.tokens,
+      organizations: sizes.organizations,
+      memberships: sizes.memberships,
       seed_seconds: round(large.seed.seconds, 1),
       file_mb: Math.round(statSync(large.filename).size / 2 ** 20),
       small_rps: bestSmall!.rps,

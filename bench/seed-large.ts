@@ -10,6 +10,9 @@ export interface LargeSeedOptions {
   readonly usable: number;
   /** One precomputed argon2id hash for every user: hashing a million passwords would take hours. */
   readonly passwordHash: string;
+  /** Organizations (docs/guides/organizations.md), and memberships spread over the users. */
+  readonly organizations: number;
+  readonly memberships: number;
   readonly progress?: (line: string) => void;
 }
 
@@ -51,7 +54,16 @@ export function seedLargeSqlite(filename: string, options: LargeSeedOptions): La
   );
   const authorizations: string[] = [];
   const log = options.progress ?? (() => {});
+  const insertOrganization = db.prepare(
+    'insert into organizations (id, name, slug, created_at, updated_at) values (?, ?, ?, ?, ?)',
+  );
+  const insertMembership = db.prepare(
+    `insert into organization_memberships (organization_id, user_id, role, created_at, updated_at)
+       values (?, ?, ?, ?, ?)`,
+  );
 
+  /** The users of the usable tokens: the load's requests are theirs. */
+  const usableUsers: number[] = [];
   db.transaction(() => {
     for (let id = 1; id <= options.users; id++) {
       const created = now - (options.users - id) * 1000;
@@ -87,10 +99,57 @@ export function seedLargeSqlite(filename: string, options: LargeSeedOptions): La
       }
       insertToken.run(id, userId, `device ${id}`, hash, lastUsed, now, now);
       if (id % 1_000_000 === 0) log(`  tokens ${id.toLocaleString('en')}`);
+      if (usableIds.has(id)) usableUsers.push(userId);
     }
+    seedOrganizations(options, usableUsers, {
+      organization: (id, name, slug) => insertOrganization.run(id, name, slug, now, now),
+      membership: (organizationId, userId, role) =>
+        insertMembership.run(organizationId, userId, role, now, now),
+    });
+    log(
+      `  organizations ${options.organizations.toLocaleString('en')}, memberships ${options.memberships.toLocaleString('en')}`,
+    );
   })();
 
   db.pragma('journal_mode = WAL');
   db.close();
   return { authorizations, seconds: (performance.now() - started) / 1000 };
+}
+
+const ROLES = ['owner', 'admin', 'member', 'member', 'member'] as const;
+/** Memberships of each user the load signs in as: their GET /api/user lists this many organizations. */
+export const MEMBERSHIPS_PER_LOAD_USER = 3;
+
+/**
+ * `organizations` organizations (`org-<id>`), then `memberships` memberships: three for each user the load
+ * signs in as (so every measured answer carries three), the rest spread over all users by a fixed
+ * stride, one per user and organization (the unique pair), as many as asked.
+ */
+function seedOrganizations(
+  options: LargeSeedOptions,
+  loadUsers: readonly number[],
+  insert: {
+    organization(id: number, name: string, slug: string): void;
+    membership(organizationId: number, userId: number, role: string): void;
+  },
+): void {
+  if (options.organizations === 0) return;
+  for (let id = 1; id <= options.organizations; id++)
+    insert.organization(id, `Organization ${id}`, `org-${id}`);
+  const taken = new Set<string>();
+  let written = 0;
+  const add = (organizationId: number, userId: number) => {
+    const key = `${organizationId}:${userId}`;
+    if (written >= options.memberships || taken.has(key)) return;
+    taken.add(key);
+    insert.membership(organizationId, userId, ROLES[written % ROLES.length]!);
+    written++;
+  };
+  for (const userId of loadUsers) {
+    for (let k = 0; k < MEMBERSHIPS_PER_LOAD_USER; k++)
+      add(((userId * 31 + k * 7) % options.organizations) + 1, userId);
+  }
+  for (let i = 0; written < options.memberships && i < options.memberships * 4; i++) {
+    add((i % options.organizations) + 1, ((i * 7919) % options.users) + 1);
+  }
 }

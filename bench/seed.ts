@@ -3,7 +3,9 @@ import type { PasswordHasher } from '../src/auth/passwords/passwords.ts';
 import type { DatabaseConfig } from '../src/config.ts';
 import { openDatabase } from '../src/db/connection.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
+import { insertMembership, insertOrganization } from '../src/orgs/orgs.repository.ts';
 import { insertUser } from '../src/users/users.repository.ts';
+import { benchOrganizations } from './organizations.ts';
 
 export interface BenchUser {
   readonly id: number;
@@ -13,8 +15,8 @@ export interface BenchUser {
 
 /**
  * Migrates the database and adds one verified user through the users repository (the domain's own
- * insert, with a real argon2id hash). The e-mail is unique per run, so a shared server database
- * can hold several runs.
+ * insert, with a real argon2id hash), a member of three organizations (bench/organizations.ts). The
+ * e-mail and slugs are unique per run, so a shared server database can hold several runs.
  */
 export async function seedUser(database: DatabaseConfig, hasher: PasswordHasher): Promise<BenchUser> {
   const handle = openDatabase(database);
@@ -34,16 +36,27 @@ export async function seedUser(database: DatabaseConfig, hasher: PasswordHasher)
       created_at: now,
       updated_at: now,
     });
+    for (const org of benchOrganizations()) {
+      const organizationId = await insertOrganization(handle.db, { name: org.name, slug: org.slug, now });
+      await insertMembership(handle.db, { organizationId, userId: row.id, role: org.role, now });
+    }
     return { id: row.id, email, password };
   } finally {
     await handle.close();
   }
 }
 
-/** Removes the run's user again (tokens, sessions and remember tokens cascade). */
+/** Removes the run's user again (tokens, sessions and remember tokens cascade), and its organizations. */
 export async function removeUser(database: DatabaseConfig, id: number): Promise<void> {
   const handle = openDatabase(database);
   try {
+    const owned = await handle.db
+      .selectFrom('organization_memberships')
+      .select('organization_id')
+      .where('user_id', '=', id)
+      .execute();
+    const ids = owned.map((row) => row.organization_id);
+    if (ids.length > 0) await handle.db.deleteFrom('organizations').where('id', 'in', ids).execute();
     await handle.db.deleteFrom('users').where('id', '=', id).execute();
   } finally {
     await handle.close();

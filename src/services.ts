@@ -36,6 +36,7 @@ import { clientFinder } from './oauth/clients.ts';
 import { grantFinder } from './oauth/grants.ts';
 import { createOauth } from './oauth/oauth.service.ts';
 import { oauthTokenGuardDriver } from './oauth/token-guard.ts';
+import { leaveAllOrganizations } from './orgs/account-deleted.ts';
 import { membershipFinder } from './orgs/memberships.ts';
 import { createOrgService } from './orgs/orgs.service.ts';
 import { orgRoleCatalogue } from './orgs/roles.ts';
@@ -165,7 +166,13 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
 
   // One account deletion behind both doors (DELETE /user and the panel); its user.deleted webhook is
   // written by its audit (account/account-deletion.ts).
-  const deletion: AccountDeletionDeps = { db, mailing, canAccessPanel: auth.canAccessPanel };
+  const deletion: AccountDeletionDeps = {
+    db,
+    mailing,
+    canAccessPanel: auth.canAccessPanel,
+    // docs/guides/organizations.md: no organization is left without an owner.
+    beforeDelete: leaveAllOrganizations,
+  };
   const account = createAccountService({
     config,
     db,

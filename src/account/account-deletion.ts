@@ -18,6 +18,11 @@ export interface AccountDeletionDeps {
   readonly mailing: Mailing;
   /** The panel-access check (auth/panel-access.ts): who counts towards "the last admin". */
   readonly canAccessPanel: (user: User) => boolean;
+  /**
+   * What other features must do in the deletion's transaction before the user row goes (orgs: leave
+   * every organization, deleting those the user alone owned).
+   */
+  readonly beforeDelete?: (trx: Db, userId: number, audit: AuditContext) => Promise<void>;
 }
 
 /** How a deletion came about: its audit event, and the goodbye mail's language (null: no mail). */
@@ -55,6 +60,7 @@ export async function deleteAccount(
     const addresses = row.pending_email === null ? [row.email] : [row.email, row.pending_email];
     await forgetAddresses(trx, userId, addresses);
     for (const address of addresses) await dropUndelivered(trx, address);
+    await deps.beforeDelete?.(trx, userId, audit);
     // Audited before the row goes: the user.deleted webhook event (docs/guides/webhooks.md) is written by
     // recordAudit in this transaction and reads the account's address and name from the row.
     await recordAudit(trx, door.event, audit, userId);

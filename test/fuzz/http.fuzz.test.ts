@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { sql } from 'kysely';
 import { createPasswordHasher } from '../../src/auth/passwords/passwords.ts';
+import { insertMembership, insertOrganization } from '../../src/orgs/orgs.repository.ts';
 import { createTestApp, type TestApp } from '../helpers/app.ts';
 import { availableDialects } from '../helpers/databases.ts';
 import {
@@ -73,6 +74,10 @@ interface Snapshot {
   passkey_challenges: number;
   webhook_events: number;
   webhook_outbox: number;
+  organizations: number;
+  organization_memberships: number;
+  organization_invitations: number;
+  orgs_updated: number;
   audit: number;
   users_updated: number;
   users_flags: number;
@@ -92,6 +97,11 @@ async function snapshot(fuzz: TestApp): Promise<Snapshot> {
       (select count(*) from identities) as identities,
       (select count(*) from webhook_events) as webhook_events,
       (select count(*) from webhook_outbox) as webhook_outbox,
+      (select count(*) from organizations) as organizations,
+      (select count(*) from organization_memberships) as organization_memberships,
+      (select count(*) from organization_invitations) as organization_invitations,
+      (select coalesce(max(updated_at), 0) from organizations)
+        + (select coalesce(max(updated_at), 0) from organization_memberships) as orgs_updated,
       (select coalesce(max(id), 0) from audit_log) as audit,
       (select coalesce(max(updated_at), 0) from users) as users_updated,
       (select count(*) from users where email_verified_at is not null or disabled_at is not null
@@ -184,7 +194,17 @@ for (const { name: dialect, skip } of await availableDialects()) {
         adminCookie: panel.cookie,
         adminCsrf: panel.csrf,
         metricsToken: METRICS_TOKEN,
+        ...(await seededOrganization(user.id)),
       };
+    }
+
+    /** An organization the seeded user owns, for the /orgs/{slug}… routes (rows written directly). */
+    async function seededOrganization(userId: number) {
+      const now = Date.now();
+      const orgSlug = `fuzz-org-${refreshes}`;
+      const orgId = await insertOrganization(fuzz.db, { name: `Fuzz Org ${refreshes}`, slug: orgSlug, now });
+      await insertMembership(fuzz.db, { organizationId: orgId, userId, role: 'owner', now });
+      return { orgSlug, orgId };
     }
 
     /** The fuzzer may have revoked the token, logged a session out or disabled the user: start afresh. */
@@ -202,6 +222,8 @@ for (const { name: dialect, skip } of await availableDialects()) {
         .replaceAll('{userId}', String(credentials.userId))
         .replaceAll('{adminId}', String(credentials.adminId))
         .replaceAll('{tokenId}', String(credentials.tokenId))
+        .replaceAll('{orgSlug}', credentials.orgSlug)
+        .replaceAll('{orgId}', String(credentials.orgId))
         .replaceAll('{email}', encodeURIComponent(credentials.email));
     }
 
@@ -214,7 +236,9 @@ for (const { name: dialect, skip } of await availableDialects()) {
         )
         .replace(/\{password\}|%7Bpassword%7D/g, (m) =>
           m.startsWith('%') ? encodeURIComponent(credentials.password) : swap(credentials.password),
-        );
+        )
+        .replace(/\{orgSlug\}|%7BorgSlug%7D/g, credentials.orgSlug)
+        .replace(/\{orgId\}|%7BorgId%7D/g, String(credentials.orgId));
     }
 
     function toInject(request: FuzzRequest): InjectOptions {

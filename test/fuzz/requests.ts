@@ -43,6 +43,10 @@ export interface Credentials {
   readonly adminCsrf: string;
   /** METRICS_TOKEN, for GET /metrics. */
   readonly metricsToken: string;
+  /** The slug of an organization the user owns (docs/guides/organizations.md). */
+  readonly orgSlug: string;
+  /** The id of that organization. */
+  readonly orgId: number;
 }
 
 export interface FuzzRequest {
@@ -151,6 +155,11 @@ export const BODY_FIELDS = [
   'remember',
   '_method',
   'credential',
+  'slug',
+  'role',
+  'organization_id',
+  'expires',
+  'signature',
 ];
 
 const FIELDS = [...BODY_FIELDS, 'q', '_token'];
@@ -182,6 +191,9 @@ const formObject: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
         remember: fc.oneof(fc.constantFrom('1', 'on', 'true'), value),
         current_password: fc.oneof(nastyString, fc.constant('{password}')),
         _method: fc.oneof(fc.constantFrom('PUT', 'PATCH', 'DELETE', 'delete', 'GET'), value),
+        slug: fc.oneof(nastyString, fc.constantFrom('acme', 'fuzz-org', '{orgSlug}', 'UPPER', 'a')),
+        role: fc.oneof(fc.constantFrom('owner', 'admin', 'member', 'billing', 'root'), value),
+        organization_id: fc.oneof(fc.constantFrom('{orgId}', '1', '0', '-1'), fc.integer(), value),
       },
       { requiredKeys: [] },
     ),
@@ -309,6 +321,8 @@ const param: fc.Arbitrary<string> = fc.oneof(
     // Login providers the fuzzed app configures (/auth/{provider}).
     'github',
     'acme',
+    '{orgSlug}',
+    'me',
     '1',
     '0',
     '-1',

@@ -137,6 +137,37 @@ await describeEachDialect('organizations', (ctx) => {
     ]);
   });
 
+  test('deleting an account: organizations it alone owned go too; from the others it is removed', async () => {
+    const t = ctx();
+    const leaving = await person(t);
+    const other = await person(t);
+    const solo = await createOrg(leaving, newSlug('solo'));
+    const shared = await createOrg(leaving, newSlug('shared'));
+    const theirs = await createOrg(other, newSlug('theirs'));
+    await join(t, leaving, solo.slug, other, 'admin');
+    await join(t, leaving, shared.slug, other, 'owner');
+    await join(t, other, theirs.slug, leaving, 'member');
+    const deleted = await leaving.json('DELETE', '/user', { password: leaving.user.password });
+    assert.equal(deleted.statusCode, 204, deleted.body);
+    assert.equal(
+      (await other.json('GET', `/orgs/${solo.slug}`)).statusCode,
+      404,
+      'the solo-owned one is gone',
+    );
+    assert.deepEqual(await rolesIn(t, solo.id), {});
+    assert.deepEqual(await rolesIn(t, shared.id), { [other.user.id]: 'owner' });
+    assert.deepEqual(await rolesIn(t, theirs.id), { [other.user.id]: 'owner' });
+    assert.deepEqual(await events(solo.id), [
+      'org.created',
+      'org.invitation.sent',
+      'org.invitation.accepted',
+      'org.member.removed',
+      'org.member.removed',
+      'org.deleted',
+    ]);
+    assert.deepEqual((await events(shared.id)).slice(-1), ['org.member.removed']);
+  });
+
   test('GET /api/user lists the organizations with the role, for a token and for an SPA session', async () => {
     const t = ctx();
     const ada = await person(t);

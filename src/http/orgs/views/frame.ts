@@ -41,7 +41,7 @@ export function orgFrame(view: OrgView, options: OrgFrameOptions): Html {
   const t = request.t;
   const tabs = options.tabs;
   const tab = (name: OrgTab, href: string) =>
-    html`<a href="${href}"${tabs?.active === name ? html` aria-current="page"` : ''}>${t(`orgs.tabs.${name}`)}</a>`;
+    html`<a class="org-tab" href="${href}"${tabs?.active === name ? html` aria-current="page"` : ''}>${t(`orgs.tabs.${name}`)}</a>`;
   return layout(request, {
     title: options.title,
     account: { name: view.user.name, csrfToken: view.csrfToken },
@@ -49,8 +49,8 @@ export function orgFrame(view: OrgView, options: OrgFrameOptions): Html {
   ${statusMessage(view.status)}
   ${options.error ? html`<div class="status alert" role="alert">${options.error}</div>` : ''}
   <header class="page-header org-header">
-    <div>
-      <p class="muted small"><a href="/orgs">${t('orgs.title')}</a></p>
+    <div class="org-title">
+      <p class="muted small org-crumb"><a href="/orgs">${t('orgs.title')}</a></p>
       <h1>${options.heading}</h1>
       ${options.lead ? html`<p class="lead">${options.lead}</p>` : ''}
     </div>

@@ -55,7 +55,7 @@ function roleControl(view: OrgView, org: OrgDetail, member: Member, roles: reado
     ${csrfField(view.csrfToken)}
     <input type="hidden" name="_method" value="PUT">
     <label class="visually-hidden" for="${id}">${t('orgs.role_of', { name: member.name })}</label>
-    <select id="${id}" name="role">${offered.map(
+    <select id="${id}" class="org-select" name="role">${offered.map(
       (role) =>
         html`<option value="${role}"${role === member.role ? html` selected` : ''}>${roleLabel(t, role)}</option>`,
     )}</select>

@@ -12,9 +12,9 @@ export function orgSwitcher(view: OrgView): Html {
   return html`<form method="post" action="/user/current-org" class="org-switcher">
     ${csrfField(view.csrfToken)}
     <input type="hidden" name="_method" value="PUT">
-    <label for="org-switcher">${t('orgs.switcher.label')}</label>
+    <label class="org-switcher-label" for="org-switcher">${t('orgs.switcher.label')}</label>
     <div class="control-group">
-      <select id="org-switcher" name="organization_id">
+      <select id="org-switcher" class="org-select" name="organization_id">
         ${view.currentId === null ? html`<option value="" selected>${t('orgs.switcher.none')}</option>` : ''}
         ${view.memberships.map(
           (m) =>
