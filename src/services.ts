@@ -43,6 +43,7 @@ import { orgRoleCatalogue } from './orgs/roles.ts';
 import { countPending } from './outbox/leased-rows.ts';
 import type { OutboxSettings } from './outbox/retry.ts';
 import { createPasskeyService } from './passkeys/passkeys.service.ts';
+import { createPost, listPosts } from './posts/posts.service.ts';
 import { type RegistrationInput, registerUser } from './users/registration.ts';
 import { userFinder } from './users/user-provider.ts';
 import { createWebhooks } from './webhooks/webhooks.service.ts';
@@ -229,6 +230,12 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     passkeys: createPasskeyService(config, db, mailing, metrics.login),
     /** Sign-in with other providers and the account's linked identities (docs/guides/login-providers.md). */
     identities,
+    /** The example resource of the API (GET/POST /api/posts). */
+    posts: {
+      list: (userId: number) => listPosts(db, userId),
+      create: (userId: number, input: { title: string; body: string }) =>
+        createPost(db, userId, input, clock.now()),
+    },
     users: {
       /** Registration; the verification mail is queued in its transaction. */
       register: (input: RegistrationInput, audit: AuditContext) =>

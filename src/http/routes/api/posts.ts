@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { field, rules, validate } from '../../../lib/validation.ts';
-import { createPost, listPosts } from '../../../posts/posts.service.ts';
 import { apiAuth, requireJson } from './support.ts';
 
 export const postSchema = {
@@ -9,13 +8,13 @@ export const postSchema = {
 };
 
 export async function postRoutes(app: FastifyInstance) {
-  const { database, clock } = app.services;
+  const { posts } = app.services;
 
   app.get(
     '/api/posts',
     { preHandler: apiAuth(app, { ability: 'posts:read', oauth: true }) },
     async (request) => ({
-      data: await listPosts(database.db, request.identity!.user.id),
+      data: await posts.list(request.identity!.user.id),
     }),
   );
 
@@ -24,7 +23,7 @@ export async function postRoutes(app: FastifyInstance) {
     { preHandler: [apiAuth(app, { ability: 'posts:write', oauth: true }), requireJson] },
     async (request, reply) => {
       const input = validate<{ title: string; body: string }>(request.body, postSchema, request.t);
-      const post = await createPost(database.db, request.identity!.user.id, input, clock.now());
+      const post = await posts.create(request.identity!.user.id, input);
       return reply.code(201).send({ data: post });
     },
   );
