@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
 import * as client from 'openid-client';
 import { fakeClock } from '../../src/lib/clock.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { fresh, signedInAs, signInThrough, upstreamsForThisFile } from '../helpers/login-providers.ts';
 import { authorize, follow, registerClient, relyingParty } from '../helpers/oidc.ts';
@@ -19,7 +19,7 @@ import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
 const up = await upstreamsForThisFile();
 const clock = fakeClock(midStep());
 
-await describeEachDialect(
+await describeApp(
   'an app signs in through Gatehouse, Gatehouse through an upstream provider',
   (ctx) => {
     before(() => ctx().services.identities.providers.settled());

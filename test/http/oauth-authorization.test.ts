@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as client from 'openid-client';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import {
   authorize,
@@ -24,7 +24,7 @@ function authorizeUrl(params: Record<string, string>): string {
   return `/oauth/authorize?${new URLSearchParams({ response_type: 'code', scope: 'openid', ...params })}`;
 }
 
-await describeEachDialect('oauth authorization endpoint', (ctx) => {
+await describeApp('oauth authorization endpoint', (ctx) => {
   test('an unknown client or an unregistered redirect_uri is a 400 page at Gatehouse, never a redirect', async () => {
     const app = ctx();
     const rp = await registerClient(app, { redirectUris: ['https://app.example/cb'] });

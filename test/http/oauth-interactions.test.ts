@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as client from 'openid-client';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import {
   authorize,
   codeFlow,
@@ -16,7 +16,7 @@ import {
  * provider's session follows the Gatehouse session, `prompt=login` and `max_age` ask for a fresh proof,
  * trusted clients skip the consent screen.
  */
-await describeEachDialect('oauth interactions and sessions', (ctx) => {
+await describeApp('oauth interactions and sessions', (ctx) => {
   test('prompt=login asks a signed-in person to prove themselves again, then auth_time is that moment', async () => {
     const app = ctx();
     const user = await app.createUser();

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { sha256Hex } from '../../src/lib/crypto.ts';
-import { describeEachDialect, type TestApp } from '../helpers/app.ts';
+import { describeApp, type TestApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import {
   authorize,
@@ -49,7 +49,7 @@ async function refresh(app: TestApp, rp: { clientId: string; secret: string | nu
   return { status: response.statusCode, body: response.json() as Record<string, string> };
 }
 
-await describeEachDialect(
+await describeApp(
   'oauth tokens',
   (ctx) => {
     test('the access token is an RFC 9068 JWT, verifiable with the JWKS; lifetime OIDC_ACCESS_TOKEN_TTL', async () => {

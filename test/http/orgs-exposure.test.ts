@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { createOrg, invite, join, newSlug, person } from '../helpers/orgs.ts';
 import { webhookSecret } from '../helpers/webhook-receiver.ts';
 
@@ -31,7 +31,7 @@ function sameAnswer(
   assert.deepEqual(headers(a), headers(b), label);
 }
 
-await describeEachDialect(
+await describeApp(
   'organizations: what others see, forward auth, webhooks',
   (ctx) => {
     test('a non-member gets exactly the unknown slug’s answer on every /orgs/{slug} route', async () => {

@@ -16,6 +16,7 @@ import { auditCount, tally } from '../races/support.ts';
 const clock = fakeClock(Date.UTC(2026, 11, 1, 9));
 const EXPIRE_MINUTES = 90;
 
+// On every database: the suite races (20 concurrent acceptances of one link), and the database decides races.
 await describeEachDialect(
   'organization invitations',
   (ctx) => {

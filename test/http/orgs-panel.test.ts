@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { signedInAdmin } from '../helpers/account.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { createOrg, join, newSlug, person } from '../helpers/orgs.ts';
 
 /**
@@ -9,7 +9,7 @@ import { createOrg, join, newSlug, person } from '../helpers/orgs.ts';
  * one organization's members, roles and pending invitations, the audit log naming each action; the data
  * export holds the user's memberships.
  */
-await describeEachDialect('organizations in the panel', (ctx) => {
+await describeApp('organizations in the panel', (ctx) => {
   test('the list (searchable, with member counts) and one organization with members and invitations', async () => {
     const t = ctx();
     const { browser } = await signedInAdmin(t);

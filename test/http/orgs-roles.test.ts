@@ -8,6 +8,7 @@ import { createOrg, join, person, rolesIn } from '../helpers/orgs.ts';
  * change roles and remove; owners only touch the owner role; several owners; the last owner can neither
  * leave nor be demoted (422), not even when two owners demote each other at the same moment; ORG_ROLES.
  */
+// On every database: the suite races (two owners demoting each other at once), and the database decides races.
 await describeEachDialect(
   'organization roles',
   (ctx) => {

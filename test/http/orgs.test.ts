@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sendJson } from '../helpers/account.ts';
-import { describeEachDialect } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import { Browser } from '../helpers/browser-session.ts';
 import { createOrg, join, newSlug, person, rolesIn } from '../helpers/orgs.ts';
 
@@ -10,7 +10,7 @@ import { createOrg, join, newSlug, person, rolesIn } from '../helpers/orgs.ts';
  * listing, one organization, renaming, deleting (password confirmation), the current organization, and
  * GET /api/user's `organizations`. Roles, invitations and what non-members see have their own files.
  */
-await describeEachDialect('organizations', (ctx) => {
+await describeApp('organizations', (ctx) => {
   const events = async (organizationId: number) =>
     (await ctx().db.selectFrom('audit_log').select(['event', 'details']).orderBy('id').execute())
       .filter((row) => row.details !== null && JSON.parse(row.details).organization_id === organizationId)
