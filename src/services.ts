@@ -195,6 +195,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     mailing,
     users: auth.providerOf('web'),
     queueVerification: auth.verification.queue,
+    meter: metrics.login,
   });
 
   // FORWARD_AUTH_DOMAINS, matched like SANCTUM_STATEFUL_DOMAINS (one host-pattern matcher).

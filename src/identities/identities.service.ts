@@ -1,6 +1,7 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { AuditContext } from '../audit/audit.ts';
 import type { UserProvider } from '../auth/guards/guards.ts';
+import type { LoginMeter } from '../auth/login/login-outcome.ts';
 import type { PasswordHasher } from '../auth/passwords/passwords.ts';
 import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
@@ -23,6 +24,8 @@ export interface IdentityServiceDeps {
   readonly mailing: Mailing;
   readonly users: UserProvider;
   readonly queueVerification: (trx: Transaction<Database>, user: User) => Promise<void>;
+  /** Counts sign-ins (gatehouse_logins_total, docs/reference/metrics.md); links are not sign-ins. */
+  readonly meter?: LoginMeter;
 }
 
 export type Begun =
@@ -44,6 +47,7 @@ export type Finished =
  */
 export function createIdentityService(deps: IdentityServiceDeps) {
   const { config, db, mailing } = deps;
+  const meter = deps.meter ?? (() => {});
   const providers = new LoginProviders(config.loginProviders);
   // Its own key (HKDF of APP_KEY for this purpose): an attempt cookie opens nothing else, and nothing
   // else opens as an attempt.
@@ -81,29 +85,33 @@ export function createIdentityService(deps: IdentityServiceDeps) {
     async finish(name: string, sealed: string | undefined, query: string, now: number): Promise<Finished> {
       const provider = providers.get(name)!;
       const attempt = openAttempt(sealer, name, sealed, now);
-      if (attempt === null)
+      if (attempt === null) {
+        meter('web', 'failed');
         return {
           status: 'failed',
           attempt,
           failure: new UpstreamFailure('failed', 'no sign-in with this provider under way in this browser'),
         };
+      }
       try {
         const callback = new URL(`${redirectUri(name)}${query === '' ? '' : `?${query}`}`);
         return { status: 'ok', attempt, profile: await provider.complete(callback, attempt) };
       } catch (error) {
+        if (attempt.linkUserId === null) meter('web', 'failed');
         return { status: 'failed', attempt, failure: upstreamFailure(error) };
       }
     },
 
     /** The linking rules (identities/sign-in.ts). */
-    signIn: (profile: UpstreamProfile, locale: string, audit: AuditContext) => {
+    signIn: async (profile: UpstreamProfile, locale: string, audit: AuditContext) => {
       const provider = providers.get(profile.provider)!;
-      return signInWithIdentity(
-        deps,
-        profile,
-        { trustEmail: provider.trustEmail, label: provider.label, locale },
-        audit,
+      const context = { trustEmail: provider.trustEmail, label: provider.label, locale };
+      const result = await signInWithIdentity(deps, profile, context, audit);
+      meter(
+        'web',
+        result.status !== 'signed_in' ? 'failed' : result.twoFactorOwed ? 'two_factor' : 'success',
       );
+      return result;
     },
     link: (user: User, profile: UpstreamProfile, audit: AuditContext) =>
       linkToUser({ db, mailing }, user, profile, labelOf(profile.provider), audit),

@@ -26,6 +26,7 @@ import { enableTwoFactor, midStep } from '../helpers/two-factor.ts';
  */
 const up = await upstreamsForThisFile();
 const clock = fakeClock(midStep());
+const METRICS_TOKEN = 'provider-metrics-token-0123456789';
 
 await describeApp(
   'sign in with other providers',
@@ -356,6 +357,27 @@ await describeApp(
       const after = await accountsState(t);
       assert.equal(after.identities, before.identities + 1, 'only the one sign-in that succeeded');
     });
+
+    test('each provider sign-in counts once in gatehouse_logins_total (web); a link does not', async () => {
+      const t = ctx();
+      const count = async (result: string) => {
+        const text = (
+          await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+        ).body;
+        const line = new RegExp(
+          `^gatehouse_logins_total\\{guard="web",result="${result}"\\} (\\d+)$`,
+          'm',
+        ).exec(text);
+        return Number(line?.[1] ?? 0);
+      };
+      const [success, failed] = [await count('success'), await count('failed')];
+      const who = fresh('metered');
+      up.acme.signInAs({ sub: who.sub, email: who.email, email_verified: true });
+      await signInThrough(new Browser(t.app), 'acme');
+      up.acme.denyNext();
+      await signInThrough(new Browser(t.app), 'acme');
+      assert.deepEqual([await count('success'), await count('failed')], [success + 1, failed + 1]);
+    });
   },
-  { env: up.env, overrides: { clock } },
+  { env: { ...up.env, METRICS_TOKEN }, overrides: { clock } },
 );
