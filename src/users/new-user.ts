@@ -22,9 +22,8 @@ export type NewUserResult =
 
 /**
  * The one way a user row is born (registration, a panel invitation, make:admin, a sign-in through
- * another provider). The address is
- * stored normalised (lower-cased, NFC), so the unique index on users.email makes it unique
- * case-insensitively; that index, not the friendly pre-check, decides between two concurrent
+ * another provider). The address is stored normalised (lower-cased, NFC), so the unique index on
+ * users.email makes it unique case-insensitively; that index, not the friendly pre-check, decides between two concurrent
  * creations of one address: the loser's insert fails and becomes `email_taken`. `withUser` runs in the
  * row's transaction: what it writes (audit row, mails, a reset token) exists exactly when the user does.
  */
