@@ -1,11 +1,12 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, type Dialect as KyselyDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, type Dialect as KyselyDialect, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
 import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenFile } from '../lib/private-files.ts';
 import { openMysql } from './mysql.ts';
 import type { Database } from './schema.ts';
+import { FairSqliteDialect } from './sqlite-dialect.ts';
 import { openSqliteFile } from './sqlite-handles.ts';
 
 export type Dialect = 'sqlite' | 'postgres' | 'mysql';
@@ -52,7 +53,7 @@ function openSqlite(filename: string): DatabaseHandle {
   if (onDisk) for (const suffix of ['-wal', '-shm']) tightenFile(`${filename}${suffix}`);
   sqlite.exec('pragma foreign_keys = ON; pragma busy_timeout = 5000');
   const probe = sqlite.prepare('select 1');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new FairSqliteDialect({ database: sqlite }) });
   return {
     db,
     dialect: 'sqlite',
