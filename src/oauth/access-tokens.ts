@@ -1,14 +1,17 @@
 import { createLocalJWKSet, type JWTPayload, errors as joseErrors, jwtVerify } from 'jose';
 import type { FindGrant } from './grants.ts';
 import type { KeyRing } from './key-ring.ts';
+import type { FindClient } from './oauth.service.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 import { SIGNING_ALGORITHMS } from './signing-keys.ts';
 
 /** A JWT access token that Gatehouse accepts now: whose, for which client, with which abilities. */
 export interface OauthAccess {
-  readonly userId: number;
+  /** null for a client's own token (client_credentials): its `sub` is the client, never a user. */
+  readonly userId: number | null;
   readonly clientId: string;
-  readonly grantId: string;
+  /** null for a client's own token: it has no grant (no person consented). */
+  readonly grantId: string | null;
   /** Every scope the token carries. */
   readonly scopes: readonly string[];
   /** The API abilities among them (TOKEN_ABILITIES), as a Sanctum token's abilities. */
@@ -24,6 +27,7 @@ export interface OauthAccess {
 export interface AccessTokenDeps {
   readonly keyRing: KeyRing;
   readonly findGrant: FindGrant;
+  readonly findClient: FindClient;
   readonly issuer: string;
   readonly audience: string;
   readonly scopes: ScopeCatalogue;
@@ -41,8 +45,8 @@ export function looksLikeJwt(value: string): boolean {
 
 /**
  * Verifies an RFC 9068 access token of ours: signature by one of our published keys, `typ: at+jwt`,
- * our issuer and audience, not expired — and then its grant, which is what makes revocation
- * immediate: a token whose grant is gone (revoked, its code replayed, its client deleted, its session
+ * our issuer and audience, not expired — and then its grant (for a client's own token, its client),
+ * which is what makes revocation immediate: a token whose grant is gone (revoked, its code replayed, its client deleted, its session
  * ended) is refused on the next request although its signature and `exp` are still good. Null for
  * anything else.
  */
@@ -85,17 +89,20 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
     const grantId = payload[GRANT_CLAIM];
     const clientId = payload['client_id'];
     const sub = payload.sub ?? '';
-    if (typeof grantId !== 'string' || typeof clientId !== 'string' || !/^[1-9][0-9]{0,15}$/.test(sub)) {
-      return null;
+    if (typeof clientId !== 'string') return null;
+    if (grantId === undefined && sub === clientId) {
+      if (!(await clientTokenAlive(payload, clientId))) return null;
+    } else {
+      if (typeof grantId !== 'string' || !/^[1-9][0-9]{0,15}$/.test(sub)) return null;
+      const grant = await deps.findGrant(grantId);
+      if (grant === null || grant.clientId !== clientId || grant.accountId !== sub) return null;
     }
-    const grant = await deps.findGrant(grantId);
-    if (grant === null || grant.clientId !== clientId || grant.accountId !== sub) return null;
     const scopes = typeof payload['scope'] === 'string' ? payload['scope'].split(' ').filter(Boolean) : [];
     const api = new Set(deps.scopes.api);
     return {
-      userId: Number(sub),
+      userId: typeof grantId === 'string' ? Number(sub) : null,
       clientId,
-      grantId,
+      grantId: typeof grantId === 'string' ? grantId : null,
       scopes,
       abilities: scopes.filter((scope) => api.has(scope)),
       jti: String(payload.jti),
@@ -104,6 +111,21 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
       audience: deps.audience,
     };
   };
+
+  /**
+   * A client's own token (client_credentials) has no grant to revoke: it stands while its client does,
+   * still holds that grant, and has not rotated its secret since the token was issued — deleting the
+   * client or rotating its secret refuses its tokens at once (docs/guides/oidc-provider.md "Client
+   * credentials").
+   */
+  async function clientTokenAlive(payload: JWTPayload, clientId: string): Promise<boolean> {
+    const client = await deps.findClient(clientId);
+    if (client === null || !client.grantTypes.includes('client_credentials')) return false;
+    // `iat` has whole seconds: a token of the rotation's own second stands (one issued with the new
+    // secret right after it must, and the old secret could not have asked in between for long).
+    const rotatedAt = client.secretRotatedAt;
+    return rotatedAt === null || (payload.iat ?? 0) >= Math.floor(rotatedAt / 1000);
+  }
 }
 
 export type VerifyAccessToken = ReturnType<typeof accessTokenVerifier>;

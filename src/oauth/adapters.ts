@@ -39,7 +39,8 @@ export function jwtAccessTokens(stored: Adapter, verify: VerifyAccessToken): Ada
     async find(id) {
       if (!looksLikeJwt(id)) return stored.find(id);
       const access = await verify(id);
-      if (access === null) return undefined;
+      // A client's own token has no person behind it: userinfo has nothing to say about it.
+      if (access === null || access.userId === null) return undefined;
       const payload: AdapterPayload = {
         jti: id,
         kind: 'AccessToken',
@@ -47,7 +48,7 @@ export function jwtAccessTokens(stored: Adapter, verify: VerifyAccessToken): Ada
         exp: access.expiresAt,
         accountId: String(access.userId),
         clientId: access.clientId,
-        grantId: access.grantId,
+        grantId: access.grantId ?? undefined,
         scope: access.scopes.join(' '),
       };
       return payload;

@@ -16,7 +16,7 @@ export const GRANT_TYPES = [
 ] as const;
 
 /** Grant types this version issues tokens for; the others are refused at registration for now. */
-const AVAILABLE_GRANTS = new Set<string>(['authorization_code', 'refresh_token']);
+const AVAILABLE_GRANTS = new Set<string>(['authorization_code', 'refresh_token', 'client_credentials']);
 
 export type ClientField =
   | 'name'
@@ -31,7 +31,11 @@ export type ClientProblem =
   | { readonly field: ClientField; readonly problem: 'required' | 'too_long' | 'too_many' | 'mixed_loopback' }
   | {
       readonly field: 'grant_types';
-      readonly problem: 'unknown_grant' | 'grant_not_available' | 'refresh_without_code';
+      readonly problem:
+        | 'unknown_grant'
+        | 'grant_not_available'
+        | 'refresh_without_code'
+        | 'confidential_only';
       readonly value: string;
     }
   | { readonly field: 'scope'; readonly problem: 'unknown_scope'; readonly value: string };
@@ -52,13 +56,17 @@ export interface ClientUris {
  * "Clients"). `scope` null: the scope is not being changed.
  */
 export function registrationProblems(
-  input: ClientUris & { readonly name: string; readonly grantTypes: readonly string[] },
+  input: ClientUris & {
+    readonly name: string;
+    readonly grantTypes: readonly string[];
+    readonly public: boolean;
+  },
   scope: { readonly value: string; readonly catalogue: ScopeCatalogue } | null,
 ): ClientProblem[] {
   return [
     ...nameProblems(input.name),
     ...uriListProblems(input),
-    ...grantProblems(input.grantTypes, input.redirectUris.length),
+    ...grantProblems(input.grantTypes, input.redirectUris.length, input.public),
     ...(scope === null ? [] : scopeProblems(scope.catalogue, scope.value)),
   ];
 }
@@ -99,8 +107,11 @@ function uriListProblems(uris: ClientUris): ClientProblem[] {
   return problems;
 }
 
-function grantProblems(grantTypes: readonly string[], redirectCount: number): ClientProblem[] {
+function grantProblems(grantTypes: readonly string[], redirectCount: number, isPublic: boolean) {
   const problems: ClientProblem[] = [];
+  // A client acting as itself must prove who it is: client_credentials needs a secret.
+  if (isPublic && grantTypes.includes('client_credentials'))
+    problems.push({ field: 'grant_types', problem: 'confidential_only', value: 'client_credentials' });
   for (const grant of grantTypes) {
     if (!(GRANT_TYPES as readonly string[]).includes(grant)) {
       problems.push({ field: 'grant_types', problem: 'unknown_grant', value: grant });

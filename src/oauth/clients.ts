@@ -104,7 +104,10 @@ export function createClients(deps: ClientsDeps) {
           ? current.backchannelLogoutUri
           : changes.backchannelLogoutUri,
     };
-    const problems = registrationProblems({ ...next, grantTypes: current.grantTypes }, null);
+    const problems = registrationProblems(
+      { ...next, grantTypes: current.grantTypes, public: current.public },
+      null,
+    );
     if (problems.length > 0) return { ok: false as const, problems, found: true };
     const changed = Object.keys(changes).filter((key) => changes[key as keyof ClientChanges] !== undefined);
     await inTransaction(db, async (trx) => {

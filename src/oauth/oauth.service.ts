@@ -80,6 +80,7 @@ export function createOauth(deps: OauthDeps) {
   const verifyAccessToken = accessTokenVerifier({
     keyRing,
     findGrant: deps.findGrant,
+    findClient: deps.findClient,
     issuer: config.oidc.issuer,
     audience,
     scopes,
@@ -163,7 +164,7 @@ export function createOauth(deps: OauthDeps) {
       if (access === null || access.clientId !== clientId) return { active: false };
       return {
         active: true,
-        sub: String(access.userId),
+        sub: access.userId === null ? access.clientId : String(access.userId),
         client_id: access.clientId,
         scope: access.scopes.join(' '),
         exp: access.expiresAt,
@@ -181,7 +182,7 @@ export function createOauth(deps: OauthDeps) {
      */
     async revokeJwt(token: string, clientId: string): Promise<void> {
       const access = await verifyAccessToken(token);
-      if (access !== null && access.clientId === clientId) await revokeGrant(db, access.grantId);
+      if (access?.grantId && access.clientId === clientId) await revokeGrant(db, access.grantId);
     },
     /** The JWT access token check of Gatehouse's own API (the `oauth` guard). */
     verifyAccessToken,

@@ -120,6 +120,7 @@ export function providerConfiguration(
     extraTokenClaims: policy.extraTokenClaims,
     ttl: {
       AccessToken: oidc.accessTokenTtlSeconds,
+      ClientCredentials: oidc.accessTokenTtlSeconds,
       // Codes live 60 s (OAuth 2.1 recommends a short life; single use is the adapter's atomic consume).
       AuthorizationCode: 60,
       IdToken: 3600,
@@ -142,8 +143,20 @@ export function providerConfiguration(
         enabled: true,
         defaultResource: () => policy.audience,
         useGrantedResource: () => true,
-        getResourceServerInfo: (_ctx, resource) => {
+        getResourceServerInfo: (ctx, resource, client) => {
           if (resource !== policy.audience) throw new errors.InvalidTarget();
+          // A client's own token (client_credentials) carries API abilities only, those of its
+          // registered list, signed with ES256 — cheaper to sign and verify than RS256, and every
+          // service verifying it offline with a JOSE library accepts it.
+          if (ctx.oidc.params?.['grant_type'] === 'client_credentials') {
+            return {
+              scope: machineScopes(client.scope, scopes),
+              audience: policy.audience,
+              accessTokenTTL: oidc.accessTokenTtlSeconds,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: 'ES256' } },
+            };
+          }
           return {
             scope: apiScopes,
             audience: policy.audience,
@@ -169,9 +182,11 @@ export function providerConfiguration(
         logoutSource: policy.pages.logoutSource,
         postLogoutSuccessSource: policy.pages.postLogoutSuccessSource,
       },
+      // Services calling Gatehouse as themselves: only clients registered with the grant (the
+      // library checks grant_types), never a public one (oauth/clients.ts).
+      clientCredentials: { enabled: true },
       // Not offered: DPoP (no client of ours needs sender-constrained tokens yet), pushed
-      // authorization requests, request objects, dynamic registration and the device flow (their own
-      // issue), client credentials.
+      // authorization requests, request objects.
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       claimsParameter: { enabled: false },
@@ -211,4 +226,13 @@ function interactionPolicyWithScopeCheck(library: OidcLibrary, scopes: ScopeCata
     }),
   );
   return policy;
+}
+
+/** The API abilities a client may hold as itself: its registered scopes among TOKEN_ABILITIES. */
+function machineScopes(clientScope: string | undefined, scopes: ScopeCatalogue): string {
+  const api = new Set(scopes.api);
+  return (clientScope ?? '')
+    .split(' ')
+    .filter((scope) => api.has(scope))
+    .join(' ');
 }

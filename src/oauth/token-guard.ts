@@ -1,4 +1,4 @@
-import type { GuardDriver, Identity } from '../auth/guards/guards.ts';
+import { ClientTokenError, type GuardDriver, type Identity } from '../auth/guards/guards.ts';
 import { bearerFrom } from '../auth/tokens/token-format.ts';
 import type { VerifyAccessToken } from './access-tokens.ts';
 
@@ -13,8 +13,11 @@ export function oauthTokenGuardDriver(verify: VerifyAccessToken): GuardDriver {
       const plain = bearerFrom(request.header('authorization'));
       if (plain === null) return null;
       const access = await verify(plain);
-      const user = access === null ? null : await provider.retrieveById(access.userId);
-      return user === null ? null : ({ guard: name, user, oauth: access! } satisfies Identity);
+      if (access === null) return null;
+      // A client's own token (client_credentials) is valid but no user's: requireAuth answers it.
+      if (access.userId === null) throw new ClientTokenError(access.clientId, access.abilities);
+      const user = await provider.retrieveById(access.userId);
+      return user === null ? null : ({ guard: name, user, oauth: access } satisfies Identity);
     };
     return {
       name,

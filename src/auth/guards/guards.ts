@@ -17,6 +17,20 @@ export interface Identity {
   readonly oauth?: { readonly clientId: string; readonly abilities: readonly string[] };
 }
 
+/**
+ * A valid bearer token that a client holds as itself (OAuth client_credentials): no user stands
+ * behind it, so a guard over users cannot admit it — and must not answer "unauthenticated" either
+ * (docs/guides/oidc-provider.md "Client credentials"). requireAuth turns it into a 403.
+ */
+export class ClientTokenError extends Error {
+  constructor(
+    readonly clientId: string,
+    readonly abilities: readonly string[],
+  ) {
+    super('a client token authenticates no user');
+  }
+}
+
 /** Session, admin-session and token guards all answer these two questions over a user provider. */
 export interface Guard {
   readonly name: string;

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import * as library from 'oidc-provider';
 import { auditContext } from '../request-context.ts';
+import { grantTypeNotAllowed } from './grant-errors.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
 import { providerPages } from './provider-pages.ts';
@@ -39,6 +40,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       sessionSync(oauth.followSession, 'gatehouse_oidc_session'),
       invalidClientChallenge(config.oidc.issuer),
       structuredTokens(oauth),
+      grantTypeNotAllowed(),
       // An authorization that issued a code used the user's consent (the connected app's "last used").
       async (ctx, next) => {
         await next();

@@ -1,6 +1,12 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
-import { type AuthRequest, type Guard, type Identity, isSessionGuard } from '../../auth/guards/guards.ts';
+import {
+  type AuthRequest,
+  ClientTokenError,
+  type Guard,
+  type Identity,
+  isSessionGuard,
+} from '../../auth/guards/guards.ts';
 import { can } from '../../auth/tokens/abilities.ts';
 import { bearerChallenge, unauthenticatedChallenge } from '../bearer-challenge.ts';
 import { AuthenticationError, ForbiddenError, MissingAbilityError } from '../errors.ts';
@@ -79,7 +85,15 @@ export const authPlugin = fp(
       for (const name of names) if (!auth.guards.has(name)) throw new Error(`Unknown guard "${name}"`);
       const refusing = names.filter((name) => isSessionGuard(auth.config.guards[name]));
       return async (request: FastifyRequest, _reply: FastifyReply) => {
-        const identity = await resolveIdentity(request, names);
+        const identity = await resolveIdentity(request, names).catch((error: unknown) => {
+          if (!(error instanceof ClientTokenError)) throw error;
+          // A client's own token: its abilities are checked as any token's, then every route of
+          // ours acts for a user, which it has not (docs/guides/oidc-provider.md "Client credentials").
+          if (options.ability && !can(error.abilities, options.ability)) {
+            throw new MissingAbilityError(bearerChallenge(app.services.config.appName, 'insufficient_scope'));
+          }
+          throw new ForbiddenError('auth.client_token');
+        });
         if (identity === null) {
           await refuseWithdrawnSessions(request, refusing);
           throw new AuthenticationError(names[0]!, unauthenticatedChallenge(request));
