@@ -77,7 +77,11 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
       assert.ok(doc.scopes_supported.includes(scope), scope);
     }
     assert.equal(doc.registration_endpoint, undefined, 'dynamic registration is off');
-    assert.deepEqual(doc.grant_types_supported.sort(), ['authorization_code', 'client_credentials', 'refresh_token']);
+    assert.deepEqual(doc.grant_types_supported.sort(), [
+      'authorization_code',
+      'client_credentials',
+      'refresh_token',
+    ]);
     assert.ok(doc.id_token_signing_alg_values_supported.includes('RS256'));
   });
 
