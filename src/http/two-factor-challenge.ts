@@ -65,7 +65,13 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
     // The per-IP budget of every password, code or passkey check (docs/security.md), before any work.
     app.post(
       path,
-      { preHandler: app.authBudget, config: { loginGuard: options.guard } },
+      {
+        preHandler: app.authBudget,
+        config: {
+          loginGuard: options.guard,
+          throttledForm: { message: 'auth.throttle_code', busy: 'auth.busy', field: 'code', render },
+        },
+      },
       async (request, reply) => {
         const t = request.t;
         const session = await request.sessionOf(options.guard).load();

@@ -91,6 +91,9 @@ await describeApp('the verification notice: correct the address or delete the ac
     });
     assert.equal(refused.statusCode, 429);
     assert.ok(Number(refused.headers['retry-after']) > 0);
-    assert.match(refused.body, /id="field-email-error">You have asked for several links in a short time\./);
+    assert.match(
+      refused.body,
+      /id="field-email-error">You have asked for several verification e-mails in a short time\./,
+    );
   });
 });

@@ -1,7 +1,8 @@
-import type { FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import fp from 'fastify-plugin';
 import { TooManyRequestsError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
+import { resendThrottledForm, throttledFormOf } from '../throttled-form.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -34,16 +35,21 @@ export const authBudgetPlugin = fp(
   async (app) => {
     const { limiter, config, auth } = app.services;
     const limit = { max: config.ipAuthLimit, windowSeconds: WINDOW_SECONDS };
-    app.decorate('authBudget', async function authBudget(request: FastifyRequest) {
+    app.decorate('authBudget', async function authBudget(request: FastifyRequest, reply: FastifyReply) {
       if (limit.max === 0) return;
       const attempt = await limiter.attempt(`auth-ip:${request.ip}`, limit);
       if (attempt.allowed) return;
       const { loginGuard } = request.routeOptions.config;
       if (loginGuard !== undefined) auth.countRefusedLogin(loginGuard);
       const seconds = attempt.retryAfterSeconds;
-      // JSON clients get docs/reference/errors.md's generic text; a form gets the login throttle text, which says how long.
+      // JSON clients get docs/reference/errors.md's generic text; a form gets its own throttle text, which
+      // says how long, on the form itself with what was typed (http/throttled-form.ts).
       if (expectsJson(request)) throw new TooManyRequestsError(seconds);
-      throw new TooManyRequestsError(seconds, 'auth.throttle', { seconds });
+      const messageKey = throttledFormOf(request)?.message ?? 'http.too_many_attempts';
+      reply.header('retry-after', String(seconds));
+      const shown = await resendThrottledForm(request, reply, 429, request.t(messageKey, { seconds }));
+      if (shown !== null) return shown;
+      throw new TooManyRequestsError(seconds, messageKey, { seconds });
     });
   },
   { name: 'gatehouse-auth-budget' },

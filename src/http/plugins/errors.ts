@@ -8,6 +8,7 @@ import { expectsJson } from '../negotiation.ts';
 import { redirectToConfirmation } from '../password-confirmation.ts';
 import { sameSiteReferer } from '../request-context.ts';
 import { currentAccount } from '../routes/web/support.ts';
+import { resendThrottledForm, throttledFormOf } from '../throttled-form.ts';
 import { errorPage } from '../views/error-page.ts';
 import type { Account } from '../views/layout.ts';
 
@@ -40,8 +41,13 @@ export const errorsPlugin = fp(
       }
       if (error instanceof HashQueueFullError) {
         // docs/security.md: a login flood is answered at once instead of queueing every later login behind it.
+        // In the words of the form that asked (a sign-up is no sign-in), on the form again when it has a page.
         reply.header('retry-after', String(error.retryAfterSeconds));
-        const message = t('auth.busy');
+        const message = t(throttledFormOf(request)?.busy ?? 'auth.busy');
+        if (!expectsJson(request)) {
+          const shown = await resendThrottledForm(request, reply, 503, message);
+          if (shown !== null) return shown;
+        }
         return respond(request, reply, 503, message, message);
       }
       if (error instanceof HttpError) {

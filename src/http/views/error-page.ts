@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../lib/html.ts';
+import { safeLocalPath } from '../request-context.ts';
 import { type Account, layout } from './layout.ts';
 
 export interface ErrorPageView {
@@ -30,12 +31,20 @@ export function errorPage(request: FastifyRequest, view: ErrorPageView): Html {
   const kind = KNOWN.has(view.status) ? String(view.status) : view.status >= 500 ? '500' : 'other';
   // 419 keeps Laravel's page title, "Page Expired" (docs/reference/errors.md); the text below explains it.
   const title = kind === '419' ? t('http.page_expired') : t(`http.errors.${kind}.title`);
+  // A busy or throttled page says one thing once: the form's own words when it gave some, else the plain ones.
+  const busy = kind === '429' || kind === '503';
   const text =
-    kind === '429' && view.retryAfter !== null
-      ? t('http.errors.429.wait', { count: view.retryAfter })
-      : t(`http.errors.${kind}.text`);
+    busy && view.detail
+      ? view.detail
+      : kind === '429' && view.retryAfter !== null
+        ? t('http.errors.429.wait', { count: view.retryAfter })
+        : t(`http.errors.${kind}.text`);
+  const detail = busy ? null : view.detail;
   const admin = request.url.startsWith('/admin');
   const links: Html[] = [];
+  // A page that was only read can simply be asked for again (a refused form comes back as itself).
+  const again = busy && request.method === 'GET' ? safeLocalPath(request.url, '') : '';
+  if (again !== '') links.push(html`<a class="button" href="${again}">${t('http.errors.try_again')}</a>`);
   if (view.back !== null)
     links.push(html`<a class="button" href="${view.back}">${t('http.errors.go_back')}</a>`);
   if (admin) links.push(html`<a class="button secondary" href="/admin">${t('http.errors.panel_home')}</a>`);
@@ -54,7 +63,7 @@ export function errorPage(request: FastifyRequest, view: ErrorPageView): Html {
   <p class="status-code">${view.status}</p>
   <h1>${title}</h1>
   <p>${text}</p>
-  ${view.detail ? html`<p class="detail">${view.detail}</p>` : ''}
+  ${detail ? html`<p class="detail">${detail}</p>` : ''}
   <p class="error-actions">${links}</p>
 </section>`,
   });

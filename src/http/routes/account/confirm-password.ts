@@ -29,23 +29,33 @@ export async function confirmPasswordRoutes(app: FastifyInstance) {
   );
 
   // The per-IP auth budget (docs/security.md) before the password is hashed.
-  app.post('/user/confirm-password', { preHandler: [guard, app.authBudget] }, async (request, reply) => {
-    const validated = await validatePasswordForm(request, reply, (state) => render(request, state));
-    if (!validated.ok) return validated.reply;
-    const user = request.identity!.user;
-    const check = await account.confirmPassword(
-      user.id,
-      validated.value.password,
-      passwordCheckContext(request),
-    );
-    if (check.status !== 'ok') {
-      const message = request.t('account.password_incorrect');
-      return refusePassword(request, reply, check, 'password', message, (state) => render(request, state));
-    }
-    await markPasswordConfirmed(request);
-    if (expectsJson(request)) return reply.code(204).send();
-    return reply.redirect(safeLocalPath(request.intendedUrl('web').take(reply, user.id), '/profile'));
-  });
+  const throttledForm = {
+    message: 'auth.throttle_confirm',
+    busy: 'auth.busy_password',
+    field: 'password',
+    render,
+  };
+  app.post(
+    '/user/confirm-password',
+    { preHandler: [guard, app.authBudget], config: { throttledForm } },
+    async (request, reply) => {
+      const validated = await validatePasswordForm(request, reply, (state) => render(request, state));
+      if (!validated.ok) return validated.reply;
+      const user = request.identity!.user;
+      const check = await account.confirmPassword(
+        user.id,
+        validated.value.password,
+        passwordCheckContext(request),
+      );
+      if (check.status !== 'ok') {
+        const message = request.t('account.password_incorrect');
+        return refusePassword(request, reply, check, 'password', message, (state) => render(request, state));
+      }
+      await markPasswordConfirmed(request);
+      if (expectsJson(request)) return reply.code(204).send();
+      return reply.redirect(safeLocalPath(request.intendedUrl('web').take(reply, user.id), '/profile'));
+    },
+  );
 
   app.get('/user/confirmed-password-status', { preHandler: [guard] }, async (request) => ({
     confirmed: await passwordConfirmed(request),

@@ -4,6 +4,7 @@ import { loginHandler } from '../../login-form.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { redirectIfAuthenticated } from '../../plugins/auth.ts';
+import { LOGIN_FORM } from '../../throttled-form.ts';
 import type { FormState } from '../../views/forms.ts';
 import { loginPage } from '../../views/pages/login.ts';
 
@@ -31,7 +32,10 @@ export async function adminLoginRoutes(app: FastifyInstance) {
 
   app.post(
     '/admin/login',
-    { preHandler: app.authBudget, config: { loginGuard: 'admin' } },
+    {
+      preHandler: app.authBudget,
+      config: { loginGuard: 'admin', throttledForm: { ...LOGIN_FORM, field: 'email', render } },
+    },
     loginHandler(app, { guard: 'admin', render, redirectTo: '/admin' }),
   );
 

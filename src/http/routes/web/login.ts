@@ -4,6 +4,7 @@ import { loginHandler } from '../../login-form.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { redirectIfAuthenticated, resolveIdentity } from '../../plugins/auth.ts';
+import { LOGIN_FORM } from '../../throttled-form.ts';
 import type { FormState } from '../../views/forms.ts';
 import { providerButtons, signInFailureAlert } from '../../views/login-providers.ts';
 import { loginPage } from '../../views/pages/login.ts';
@@ -66,7 +67,10 @@ export async function loginRoutes(app: FastifyInstance) {
 
   app.post(
     '/login',
-    { preHandler: app.authBudget, config: { loginGuard: 'web' } },
+    {
+      preHandler: app.authBudget,
+      config: { loginGuard: 'web', throttledForm: { ...LOGIN_FORM, field: 'email', render } },
+    },
     loginHandler(app, { guard: 'web', render, redirectTo: config.loginRedirect }),
   );
 

@@ -6,6 +6,7 @@ import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
 import { passkeyBinding } from '../../passkey-session.ts';
 import { auditContext, formBody } from '../../request-context.ts';
+import { LOGIN_FORM } from '../../throttled-form.ts';
 import { formState } from '../../views/forms.ts';
 import { webLoginPage } from './login.ts';
 
@@ -44,7 +45,10 @@ export async function passkeyLoginRoutes(app: FastifyInstance) {
   // Inside the per-IP budget of every password, code or passkey check (docs/security.md), before any work.
   app.post(
     '/passkeys/login',
-    { preHandler: app.authBudget, config: { loginGuard: 'web' } },
+    {
+      preHandler: app.authBudget,
+      config: { loginGuard: 'web', throttledForm: { ...LOGIN_FORM, field: 'email', render: webLoginPage } },
+    },
     async (request, reply) => {
       const t = request.t;
       const render = webLoginPage;

@@ -9,6 +9,7 @@ import { isEmail, validate, validationError } from '../../../lib/validation.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
 import { auditContext, formBody } from '../../request-context.ts';
+import type { ThrottledForm } from '../../throttled-form.ts';
 import { type FormState, formState } from '../../views/forms.ts';
 import { forgotPasswordPage } from '../../views/pages/forgot-password.ts';
 import { resetPasswordPage } from '../../views/pages/reset-password.ts';
@@ -37,39 +38,49 @@ export async function passwordResetRoutes(app: FastifyInstance) {
     return sendPage(reply, await renderForgot(request, email === '' ? {} : { old: { email } }));
   });
 
-  app.post('/forgot-password', { preHandler: app.authBudget }, async (request, reply) => {
-    const validated = await validateForm(
-      request,
-      reply,
-      () => validate<{ email: string }>(request.body, forgotPasswordSchema, request.t),
-      (state) => renderForgot(request, state),
-    );
-    if (!validated.ok) return validated.reply;
-    // No user enumeration, by answer or by time: the answer is fixed, and the work that happens only
-    // for a known address (token, mail, audit) starts once the response has been sent, so it can
-    // neither delay nor shape it. A failure there is logged, never shown.
-    const { email } = validated.value;
-    const audit = auditContext(request);
-    let started = false;
-    const start = () => {
-      if (started) return;
-      started = true;
-      const task: Promise<void> = passwordReset
-        .request(email, request.locale, audit)
-        .then(() => undefined)
-        .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'))
-        .finally(() => pending.delete(task));
-      pending.add(task);
-    };
-    // setImmediate: after the reply's own callbacks, so not even the event loop is shared with it.
-    reply.raw.once('finish', () => setImmediate(start));
-    reply.raw.once('close', () => setImmediate(start));
-    const status = request.t('passwords.sent');
-    if (expectsJson(request)) return reply.send({ message: status });
-    const session = await request.sessionOf('web').load();
-    session.flash('status', status);
-    return reply.redirect('/forgot-password');
-  });
+  const forgotForm: ThrottledForm = {
+    message: 'auth.throttle_forgot',
+    busy: 'auth.busy_password',
+    field: 'email',
+    render: renderForgot,
+  };
+  app.post(
+    '/forgot-password',
+    { preHandler: app.authBudget, config: { throttledForm: forgotForm } },
+    async (request, reply) => {
+      const validated = await validateForm(
+        request,
+        reply,
+        () => validate<{ email: string }>(request.body, forgotPasswordSchema, request.t),
+        (state) => renderForgot(request, state),
+      );
+      if (!validated.ok) return validated.reply;
+      // No user enumeration, by answer or by time: the answer is fixed, and the work that happens only
+      // for a known address (token, mail, audit) starts once the response has been sent, so it can
+      // neither delay nor shape it. A failure there is logged, never shown.
+      const { email } = validated.value;
+      const audit = auditContext(request);
+      let started = false;
+      const start = () => {
+        if (started) return;
+        started = true;
+        const task: Promise<void> = passwordReset
+          .request(email, request.locale, audit)
+          .then(() => undefined)
+          .catch((error: unknown) => request.log.error({ err: error }, 'password reset request failed'))
+          .finally(() => pending.delete(task));
+        pending.add(task);
+      };
+      // setImmediate: after the reply's own callbacks, so not even the event loop is shared with it.
+      reply.raw.once('finish', () => setImmediate(start));
+      reply.raw.once('close', () => setImmediate(start));
+      const status = request.t('passwords.sent');
+      if (expectsJson(request)) return reply.send({ message: status });
+      const session = await request.sessionOf('web').load();
+      session.flash('status', status);
+      return reply.redirect('/forgot-password');
+    },
+  );
 
   const renderReset = async (request: FastifyRequest, state: FormState, token: string, dead = false) => {
     const session = await request.sessionOf('web').load();
@@ -93,7 +104,25 @@ export async function passwordResetRoutes(app: FastifyInstance) {
 
   app.post(
     '/reset-password',
-    { preHandler: app.authBudget },
+    {
+      // Before the budget: a refused form (the token in it) is sent without a referrer too.
+      onRequest: async (_request, reply) => {
+        reply.header('referrer-policy', 'no-referrer');
+      },
+      preHandler: app.authBudget,
+      config: {
+        throttledForm: {
+          message: 'auth.throttle_reset',
+          busy: 'auth.busy_password',
+          field: 'email',
+          // The link's token stays in the form: trying again needs no new mail.
+          render: (request: FastifyRequest, state: FormState) => {
+            const token = formBody(request)['token'];
+            return renderReset(request, state, typeof token === 'string' ? token : '');
+          },
+        },
+      },
+    },
     async (request: FastifyRequest, reply: FastifyReply) => {
       reply.header('referrer-policy', 'no-referrer');
       const t = request.t;

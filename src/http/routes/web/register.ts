@@ -23,7 +23,17 @@ export async function registerRoutes(app: FastifyInstance) {
 
   app.post(
     '/register',
-    { preHandler: app.authBudget },
+    {
+      preHandler: app.authBudget,
+      config: {
+        throttledForm: {
+          message: 'auth.throttle_register',
+          busy: 'auth.busy_password',
+          field: 'email',
+          render,
+        },
+      },
+    },
     async (request: FastifyRequest, reply: FastifyReply) => {
       const t = request.t;
       const validated = await validateForm(
