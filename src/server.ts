@@ -38,10 +38,11 @@ export async function serve(): Promise<void> {
   const trustWarning = trustProxyWarning(config.trustProxy);
   if (trustWarning !== null) app.log.warn({ trustProxy: config.trustProxy }, trustWarning);
   await app.listen({ host: config.host, port: config.port });
-  // Mail and webhook events leave through their outboxes; the workers stop in app.close()
+  // Mail, webhook events and back-channel logouts leave through their outboxes; the workers stop in app.close()
   // (services.close) before the database.
   services.outbox.start(app.log);
   services.webhooks.worker?.start(app.log);
+  services.oauth.logouts.start(app.log);
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   process.stdout.write(

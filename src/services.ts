@@ -137,6 +137,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const oauth = createOauth({
     config,
     db,
+    dialect: database.dialect,
     clock,
     findUser: lookups.findUser,
     findGrant: cached(grantFinder(db, clock), { tables: ['oauth_models'] }),
@@ -283,8 +284,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     },
     async close() {
       identities.close();
-      // First: the worker may be writing a delivery result, which needs the database.
-      await outbox.stop();
+      // First: the workers may be writing a delivery result, which needs the database.
+      await Promise.all([outbox.stop(), oauth.logouts.stop()]);
       await webhooks.close();
       mailer.close();
       await store.close();

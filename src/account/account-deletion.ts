@@ -5,6 +5,7 @@ import { type AuditContext, type AuditEvent, recordAudit } from '../audit/audit.
 import type { Database, Db } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { dropUndelivered } from '../mail/outbox.repository.ts';
+import { endProviderSessionsOf } from '../oauth/provider-sessions.ts';
 import { toUser, type User } from '../users/user.ts';
 import { deleteUserRow, findUserRows, panelUserIds } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.table.ts';
@@ -65,6 +66,7 @@ export async function deleteAccount(
     // recordAudit in this transaction and reads the account's address and name from the row.
     await recordAudit(trx, door.event, audit, userId);
     await deleteUserRow(trx, userId);
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
     if (door.goodbyeLocale !== null) {
       // docs/security.md: a mail to an address never verified carries no user-chosen text (the name).
       const name = row.email_verified_at === null ? undefined : row.name;

@@ -10,6 +10,7 @@ import { deleteOtherSessionsOfUser, deleteSessionOfUser } from '../auth/sessions
 import { listLiveSessions, type Session, type SessionLifetimes } from '../auth/sessions/sessions.ts';
 import type { Database, Db } from '../db/schema.ts';
 import { hmacSha256Hex } from '../lib/crypto.ts';
+import { endProviderSessionsOf } from '../oauth/provider-sessions.ts';
 import type { PasswordCheck, PasswordCheckContext } from './password-check.ts';
 import { describeUserAgent } from './user-agent.ts';
 
@@ -121,6 +122,7 @@ export async function endBrowserSession(
   if (entry === undefined) return 'not_found';
   return deps.db.transaction().execute(async (trx) => {
     if ((await entry.end(trx, userId)) === 0) return 'not_found';
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
     await recordAudit(trx, 'user.session_ended', audit, userId, {
       ip: entry.ipAddress,
       browser: entry.browser,
@@ -152,6 +154,7 @@ export async function endOtherBrowserSessions(
   await deps.db.transaction().execute(async (trx) => {
     const sessions = current.key === null ? 0 : await deleteOtherSessionsOfUser(trx, userId, current.key);
     const remembered = await deleteOtherRememberTokens(trx, userId, current.rememberSelector);
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
     await recordAudit(trx, 'user.other_sessions_ended', audit, userId, {
       sessions_ended: sessions,
       remember_tokens_revoked: remembered,

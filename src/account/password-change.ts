@@ -9,6 +9,7 @@ import type { Database } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import { recipientFor } from '../mail/messages.ts';
+import { endProviderSessionsOf } from '../oauth/provider-sessions.ts';
 import { toUser } from '../users/user.ts';
 import { findUserById, updateUser } from '../users/users.repository.ts';
 import { passwordUpdatedMessage } from './mails.ts';
@@ -55,6 +56,7 @@ export async function changePassword(
     if (row === undefined) return;
     await updateUser(trx, userId, { password: hash, updated_at: audit.now });
     const sessions = await destroyUserSessions(trx, userId);
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
     const remembered = await revokeRememberTokens(trx, userId);
     const tokens = deps.revokesTokens ? await deleteTokens(trx, userId) : 0;
     await deps.mailing.queue.enqueue(

@@ -4,6 +4,7 @@ import { revokeRememberTokens } from '../auth/remember-me/remember-me.ts';
 import { destroyUserSessions } from '../auth/sessions/sessions.ts';
 import { deleteTokens } from '../auth/tokens/access-tokens.repository.ts';
 import type { Database, Db } from '../db/schema.ts';
+import { endProviderSessionsOf } from '../oauth/provider-sessions.ts';
 import { ownerId } from './owner.ts';
 import { setUserFlag, type UserFlagChange, userExists } from './panel.repository.ts';
 
@@ -51,11 +52,15 @@ export async function disableUser(
   if (audit.actorId === userId) return 'self';
   // Disabling is a panel action only (no CLI command), so the owner is always protected here.
   if (await protectsOwner(db, userId, 'panel')) return 'owner';
-  return change(db, userId, { disabled: true }, 'admin.user.disabled', audit, async (trx) => ({
-    sessions: await destroyUserSessions(trx, userId, 'web'),
-    remember_tokens: await revokeRememberTokens(trx, userId),
-    tokens: await deleteTokens(trx, userId),
-  }));
+  return change(db, userId, { disabled: true }, 'admin.user.disabled', audit, async (trx) => {
+    const sessions = await destroyUserSessions(trx, userId, 'web');
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
+    return {
+      sessions,
+      remember_tokens: await revokeRememberTokens(trx, userId),
+      tokens: await deleteTokens(trx, userId),
+    };
+  });
 }
 
 export function enableUser(db: Kysely<Database>, userId: number, audit: AuditContext) {

@@ -5,6 +5,7 @@ import { deleteSessionOfUser } from '../auth/sessions/sessions.repository.ts';
 import { destroyUserSessions } from '../auth/sessions/sessions.ts';
 import { deleteTokens } from '../auth/tokens/access-tokens.repository.ts';
 import type { Database } from '../db/schema.ts';
+import { endProviderSessionsOf } from '../oauth/provider-sessions.ts';
 
 /**
  * Revoking a user's API tokens and ending their web sessions from the panel. Deletion is the
@@ -37,6 +38,7 @@ export function revokeAllUserTokens(db: Kysely<Database>, userId: number, audit:
 export function endUserSession(db: Kysely<Database>, userId: number, key: string, audit: AuditContext) {
   return db.transaction().execute(async (trx) => {
     const ended = await deleteSessionOfUser(trx, userId, 'web', key);
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
     if (ended) await recordAudit(trx, 'admin.session.ended', audit, userId, { scope: 'one' });
     return ended ? 1 : 0;
   });
@@ -47,6 +49,7 @@ export function endAllUserSessions(db: Kysely<Database>, userId: number, audit: 
   return db.transaction().execute(async (trx) => {
     const sessions = await destroyUserSessions(trx, userId, 'web');
     const remembered = await revokeRememberTokens(trx, userId, 'web');
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
     if (sessions + remembered > 0) {
       await recordAudit(trx, 'admin.session.ended', audit, userId, {
         scope: 'all',

@@ -102,6 +102,29 @@ export function sessionsBoundTo(db: Db, binding: string): Promise<OauthModelRow[
     .execute();
 }
 
+/**
+ * The signed-in provider sessions of an account whose Gatehouse session is gone (logged out, revoked,
+ * its user deleted): their binding names no session row any more.
+ */
+export function sessionsOfEndedBindings(db: Db, accountId: string): Promise<OauthModelRow[]> {
+  return db
+    .selectFrom('oauth_models')
+    .selectAll()
+    .where('kind', '=', 'Session')
+    .where('account_id', '=', accountId)
+    .where('session_binding', 'is not', null)
+    .where(({ exists, not, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('sessions')
+            .select('sessions.id')
+            .whereRef('sessions.id', '=', 'oauth_models.session_binding'),
+        ),
+      ),
+    )
+    .execute();
+}
+
 /** A provider session's new payload and the Gatehouse session it now follows. */
 export async function updateSession(db: Db, idHash: string, payload: string, binding: string): Promise<void> {
   await db

@@ -1,6 +1,7 @@
 import type { Adapter, Configuration, KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import type { AuditContext } from '../audit/audit.ts';
 import type { Config } from '../config.ts';
+import type { Dialect } from '../db/connection.ts';
 import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { FindUser } from '../users/user-provider.ts';
@@ -15,6 +16,8 @@ import type { FindGrant } from './grants.ts';
 import { revokeGrant } from './grants.ts';
 import { KeyRing } from './key-ring.ts';
 import type { OidcLibrary } from './library.ts';
+import { queueLogoutNotices, type SessionAuthorizations } from './logout-notices.ts';
+import { LogoutWorker } from './logout-worker.ts';
 import type { OauthModelRow } from './models.table.ts';
 import type { ProviderPages, ProviderPolicy } from './provider-config.ts';
 import { type ProviderEvents, ProviderHost } from './provider-host.ts';
@@ -30,6 +33,7 @@ export type FindClient = (clientId: string) => Promise<OauthClient | null> | Oau
 export interface OauthDeps {
   readonly config: Config;
   readonly db: Db;
+  readonly dialect: Dialect;
   readonly clock: Clock;
   readonly findUser: FindUser;
   readonly findGrant: FindGrant;
@@ -189,6 +193,18 @@ export function createOauth(deps: OauthDeps) {
     /** A rotated refresh token presented again: its grant is gone; the audit trail hears of it. */
     refreshTokenReused: (reuse: { accountId: string | null; clientId: string | null }, audit: AuditContext) =>
       recordRefreshTokenReuse(db, reuse, audit),
+    /** Delivers back-channel logout notices (logout-worker.ts); server.ts starts it. */
+    logouts: new LogoutWorker({
+      db,
+      dialect: deps.dialect,
+      clock,
+      keyRing,
+      findClient: deps.findClient,
+      issuer: config.oidc.issuer,
+    }),
+    /** An RP-initiated logout ended this provider session: its clients hear of it (logout-notices.ts). */
+    queueLogoutNotices: (accountId: string, authorizations: SessionAuthorizations) =>
+      queueLogoutNotices(db, accountId, authorizations, clock.now()),
     /** The provider for the current keys, built on first use with the HTTP layer's pages and hooks. */
     host: (mount: ProviderMount) => new ProviderHost(mount.library, keyRing, policy(mount), mount),
   };

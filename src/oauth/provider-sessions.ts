@@ -3,11 +3,12 @@ import { authenticationMethods, type LoginMethod } from '../auth/login/login-met
 import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
 import { sha256Hex } from '../lib/crypto.ts';
+import { queueLogoutNotices, type SessionAuthorizations } from './logout-notices.ts';
 import {
   destroyGrants,
   destroyModel,
   findModel,
-  sessionsBoundTo,
+  sessionsOfEndedBindings,
   updateSession,
   upsertModel,
 } from './models.repository.ts';
@@ -28,7 +29,7 @@ interface StoredSession {
   accountId?: string;
   loginTs?: number;
   amr?: string[];
-  authorizations?: Record<string, { sid?: string; grantId?: string; persistsLogout?: boolean }>;
+  authorizations?: SessionAuthorizations;
   [other: string]: unknown;
 }
 
@@ -74,7 +75,8 @@ export async function followGatehouseSession(
     }
     return presentedId;
   }
-  if (row !== undefined && stored?.accountId !== undefined) await endProviderSessions(db, [row]);
+  if (row !== undefined && stored?.accountId !== undefined)
+    await endProviderSessions(db, [row], now, 'logout');
   if (gatehouse === null) return row !== undefined && stored?.accountId !== undefined ? null : presentedId;
   return startSession(deps, gatehouse);
 }
@@ -118,23 +120,43 @@ function signInOf(gatehouse: GatehouseSession | null): Pick<StoredSession, 'logi
 }
 
 /**
- * Ends provider sessions as the library's own logout does: the grants they hold are revoked unless
- * they outlive a logout (offline_access), and the sessions go.
+ * How a Gatehouse session ended. `logout`: the person signed out; grants that outlive a logout
+ * (offline_access, OpenID Connect Core §11) stay, as with the library's own logout. `revoked`: the
+ * session was ended for them (the account page, the panel, a password change or reset, a disabled or
+ * deleted account, remember-me theft) — every grant issued in it goes, offline ones too
+ * (docs/guides/oidc-provider.md "Logout"; Authentik CVE-2025-29928 left them alive).
  */
-export async function endProviderSessions(db: Db, rows: readonly OauthModelRow[]): Promise<void> {
+export type SessionEnd = 'logout' | 'revoked';
+
+/**
+ * Ends provider sessions as the library's own logout does, and queues a back-channel logout notice
+ * for each client they signed in (logout-notices.ts).
+ */
+export async function endProviderSessions(
+  db: Db,
+  rows: readonly OauthModelRow[],
+  now: number,
+  end: SessionEnd,
+): Promise<void> {
   const grants: string[] = [];
   for (const row of rows) {
     const stored = JSON.parse(row.payload) as StoredSession;
     for (const authorization of Object.values(stored.authorizations ?? {})) {
-      if (authorization.grantId && !authorization.persistsLogout)
+      if (authorization?.grantId && (end === 'revoked' || !authorization.persistsLogout))
         grants.push(sha256Hex(authorization.grantId));
     }
+    if (stored.accountId !== undefined)
+      await queueLogoutNotices(db, stored.accountId, stored.authorizations ?? {}, now);
   }
   await destroyGrants(db, grants);
   for (const row of rows) await destroyModel(db, 'Session', row.id_hash);
 }
 
-/** The provider sessions that follow a Gatehouse session, ended with it. */
-export async function endSessionsBoundTo(db: Db, gatehouseKey: string): Promise<void> {
-  await endProviderSessions(db, await sessionsBoundTo(db, gatehouseKey));
+/**
+ * After Gatehouse sessions of a user ended (in the same transaction): the provider sessions that
+ * followed them end too, with their back-channel logout notices. Every door that ends a Gatehouse
+ * session calls this (docs/guides/oidc-provider.md "Logout").
+ */
+export async function endProviderSessionsOf(db: Db, userId: number, now: number, end: SessionEnd) {
+  await endProviderSessions(db, await sessionsOfEndedBindings(db, String(userId)), now, end);
 }

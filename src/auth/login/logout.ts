@@ -1,5 +1,6 @@
 import { type AuditContext, recordAudit } from '../../audit/audit.ts';
 import type { Db } from '../../db/schema.ts';
+import { endProviderSessionsOf } from '../../oauth/provider-sessions.ts';
 import { forgetRememberToken } from '../remember-me/remember-me.ts';
 import { destroySession } from '../sessions/sessions.ts';
 
@@ -19,6 +20,8 @@ export interface EndingSession {
  */
 export async function endSession(db: Db, ending: EndingSession, audit: AuditContext): Promise<void> {
   if (ending.key !== null) await destroySession(db, ending.key);
+  // The OpenID provider's sessions that followed it end too (docs/guides/oidc-provider.md "Logout").
+  if (ending.userId !== null) await endProviderSessionsOf(db, ending.userId, audit.now, 'logout');
   await forgetRememberToken(db, ending.rememberCookie);
   if (ending.userId !== null) {
     await recordAudit(db, 'logout', { ...audit, actorId: ending.userId }, ending.userId, {

@@ -6,6 +6,7 @@ import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.ts';
 import { type Failure, field, rules } from '../../lib/validation.ts';
 import type { Mailing } from '../../mail/mailing.ts';
 import { passwordChangedMessage, recipientFor, resetPasswordMessage } from '../../mail/messages.ts';
+import { endProviderSessionsOf } from '../../oauth/provider-sessions.ts';
 import { normaliseEmail, toUser, type User } from '../../users/user.ts';
 import { findUserByEmail, updateUser } from '../../users/users.repository.ts';
 import { newPasswordField, personalPasswordFailure } from '../passwords/password-policy.ts';
@@ -141,6 +142,7 @@ export async function resetPassword(
     // verification link does (an invited user's first password is set this way).
     if (row.email_verified_at === null) await updateUser(trx, user.id, { email_verified_at: audit.now });
     const sessions = await destroyUserSessions(trx, user.id);
+    await endProviderSessionsOf(trx, user.id, audit.now, 'revoked');
     const remembered = await revokeRememberTokens(trx, user.id);
     const tokens = await revokeAccessTokens(trx, user.id, { all: true }, { ...audit, actorId: user.id });
     await deps.mailing.queue.enqueue(

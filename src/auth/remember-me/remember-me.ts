@@ -2,6 +2,7 @@ import { type AuditContext, recordAudit } from '../../audit/audit.ts';
 import type { Db } from '../../db/schema.ts';
 import { MINUTE } from '../../lib/clock.ts';
 import { randomToken, safeEqual, sha256Hex } from '../../lib/crypto.ts';
+import { endProviderSessionsOf } from '../../oauth/provider-sessions.ts';
 import type { UserProvider } from '../guards/guards.ts';
 import { deleteSessionsOfUser } from '../sessions/sessions.repository.ts';
 import {
@@ -138,6 +139,7 @@ async function endEverythingRemembered(
   await db.transaction().execute(async (trx) => {
     const sessions = await deleteSessionsOfUser(trx, userId);
     const tokens = await deleteRememberTokensOfUser(trx, userId);
+    await endProviderSessionsOf(trx, userId, audit.now, 'revoked');
     await recordAudit(trx, 'remember.theft_suspected', audit, userId, {
       guard,
       sessions_ended: sessions,

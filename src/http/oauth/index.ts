@@ -8,6 +8,7 @@ import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
 import { providerPages } from './provider-pages.ts';
 import { carriedRequest } from './provider-request.ts';
 import { providerRoutes } from './provider-routes.ts';
+import { rpInitiatedLogout } from './rp-logout.ts';
 import { followedSession, sessionSync } from './session-sync.ts';
 import { structuredTokens } from './structured-tokens.ts';
 
@@ -41,6 +42,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       invalidClientChallenge(config.oidc.issuer),
       structuredTokens(oauth),
       grantTypeNotAllowed(),
+      rpInitiatedLogout(oauth.queueLogoutNotices),
       // An authorization that issued a code used the user's consent (the connected app's "last used").
       async (ctx, next) => {
         await next();

@@ -178,10 +178,9 @@ export const oauthPaths: Record<string, Record<string, Op>> = {
       description: 'A confirmation page; only a registered post_logout_redirect_uri is followed, exactly.',
       responses: {
         200: { description: 'The confirmation page.', text: 'text/html' },
-        400: {
-          description: 'A malformed request, an unregistered post_logout_redirect_uri.',
-          text: 'text/html',
-        },
+        400: oauthError(
+          'A malformed request, an unregistered post_logout_redirect_uri (a page for browsers).',
+        ),
       },
     },
     post: {

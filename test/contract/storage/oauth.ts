@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { insertSessionRow } from '../../../src/auth/sessions/sessions.repository.ts';
 import { isUniqueViolation } from '../../../src/db/errors.ts';
 import {
   deleteClientRow,
@@ -16,6 +17,7 @@ import {
   updateConsentScope,
 } from '../../../src/oauth/consents.repository.ts';
 import { findGrantRow } from '../../../src/oauth/grants.repository.ts';
+import { clientsWithBackchannel, insertLogoutNotices } from '../../../src/oauth/logout-outbox.repository.ts';
 import {
   consumeModel,
   destroyGrants,
@@ -28,6 +30,7 @@ import {
   modelsOfClient,
   pruneExpiredModels,
   sessionsBoundTo,
+  sessionsOfEndedBindings,
   updateSession,
   upsertModel,
 } from '../../../src/oauth/models.repository.ts';
@@ -185,6 +188,58 @@ export const oauthContract: ContractSuite = (ctx) => {
       assert.ok((await pruneExpiredModels(db, 100)) >= 1);
       assert.equal(await findModel(db, 'Grant', expired.id_hash, 0), undefined);
       assert.ok(await findModel(db, 'Grant', one.id_hash, 0), 'never expires');
+    },
+  );
+
+  covers(
+    [sessionsOfEndedBindings, clientsWithBackchannel, insertLogoutNotices],
+    'back-channel logout: the provider sessions whose Gatehouse session is gone, the clients that hear of it',
+    async () => {
+      const { db } = ctx();
+      const user = await aUser(db);
+      const account = String(user.id);
+      const [alive, gone] = [hash64('alive'), hash64('gone')];
+      const now = Date.now();
+      await insertSessionRow(db, {
+        id: alive,
+        guard: 'web',
+        user_id: user.id,
+        data: '{}',
+        ip_address: null,
+        user_agent: null,
+        created_at: now,
+        last_activity: now,
+      });
+      const following = aModel('Session', { account_id: account, session_binding: alive });
+      const orphan = aModel('Session', { account_id: account, session_binding: gone });
+      const unbound = aModel('Session', { account_id: account });
+      const foreign = aModel('Session', { account_id: `${account}0`, session_binding: gone });
+      for (const row of [following, orphan, unbound, foreign]) await upsertModel(db, row);
+      assert.deepEqual(hashes(await sessionsOfEndedBindings(db, account)), hashes([orphan]));
+
+      const [hears, deaf] = [hash64('hears').slice(0, 40), hash64('deaf').slice(0, 40)];
+      await insertClientRow(db, { ...aClient(hears), backchannel_logout_uri: 'https://rp.example/bc' });
+      await insertClientRow(db, aClient(deaf));
+      assert.deepEqual(await clientsWithBackchannel(db, [hears, deaf, 'unknown']), [hears]);
+      assert.deepEqual(await clientsWithBackchannel(db, []), []);
+      await insertLogoutNotices(db, []);
+      const notice = { payload: '{"sub":"1","sid":"ü🦄"}', attempts: 0, available_at: now, created_at: now };
+      await insertLogoutNotices(db, [
+        { client_id: hears, ...notice },
+        { client_id: hears, ...notice },
+      ]);
+      const rows = await db
+        .selectFrom('oauth_logout_outbox')
+        .selectAll()
+        .where('client_id', '=', hears)
+        .execute();
+      assert.deepEqual(
+        rows.map((row) => [row.payload, row.sent_at, row.locked_until]),
+        [
+          [notice.payload, null, null],
+          [notice.payload, null, null],
+        ],
+      );
     },
   );
 
