@@ -35,7 +35,8 @@ export class BrowserSession {
     private readonly deps: BrowserSessionDeps,
     readonly guard: string,
     private readonly browser: BrowserRequest,
-    private readonly cookies: GuardCookieFacts,
+    /** What this guard's cookies allow: remember-me at all (the panel has none), a shared XSRF token. */
+    readonly cookies: GuardCookieFacts,
   ) {
     this.#id = new SessionId(deps.appKey, browser.sessionId);
   }
@@ -116,11 +117,6 @@ export class BrowserSession {
     return rememberSelector(this.#rememberCookie);
   }
 
-  /** Whether this guard has remember-me at all (the panel's has not): its login form offers the box. */
-  get offersRememberMe(): boolean {
-    return this.cookies.offersRememberMe;
-  }
-
   /** Whether this browser presented a remember-me cookie (a password change re-issues it, fresh). */
   get remembered(): boolean {
     return this.#rememberCookie !== undefined;
@@ -151,10 +147,7 @@ export class BrowserSession {
     return this.#id.csrfMatches(this.guard, this.#stored !== null, presented);
   }
 
-  /**
-   * csrfMatches, answered at once for an id we issued (or none); an untagged id counts only once its
-   * row is found, so that case loads the session first.
-   */
+  /** csrfMatches at once for an id we issued (or none); an untagged id counts once its row is found. */
   checkCsrf(presented: unknown): boolean | Promise<boolean> {
     if (this.#needsRow) return this.load().then(() => this.csrfMatches(presented));
     return this.csrfMatches(presented);
@@ -202,10 +195,9 @@ export class BrowserSession {
       await rememberMe.forget(this.#rememberCookie);
       this.#rememberOut = null;
     }
-    const device = { ip: this.browser.ip, userAgent: this.browser.userAgent };
     // A guard without a remember-me cookie (the panel) ignores the box: nothing to issue it into.
     const wanted = remember && this.cookies.offersRememberMe;
-    const cookie = wanted ? await rememberMe.issue(this.guard, userId, now, device) : undefined;
+    const cookie = wanted ? await rememberMe.issue(this.guard, userId, now, this.#device) : undefined;
     await this.#startAuthenticated(userId, now, cookie);
     if (cookie !== undefined) this.#rememberOut = cookie;
   }
@@ -231,14 +223,11 @@ export class BrowserSession {
   }
 
   #newSession(userId: number | null, data: SessionData) {
-    return {
-      guard: this.guard,
-      plainId: this.#id.value!,
-      userId,
-      data,
-      ip: this.browser.ip,
-      userAgent: this.browser.userAgent,
-    };
+    return { guard: this.guard, plainId: this.#id.value!, userId, data, ...this.#device };
+  }
+
+  get #device() {
+    return { ip: this.browser.ip, userAgent: this.browser.userAgent };
   }
 
   /** A login owing its second factor starts clean too: a signed-in user is signed out (a user switch). */

@@ -1,5 +1,6 @@
 import type { Db } from '../../db/schema.ts';
 import type { Clock } from '../../lib/clock.ts';
+import type { User } from '../../users/user.ts';
 import type { RememberedDevice, RestoreResult } from '../remember-me/remember-me.ts';
 import type { SessionWithUser } from './sessions.ts';
 
@@ -45,4 +46,13 @@ export interface BrowserSessionDeps {
     issue(guard: string, userId: number, now: number, device: RememberedDevice): Promise<string>;
     forget(cookie: string): Promise<void>;
   };
+}
+
+/** What a session says without side effects (forward auth, the OpenID provider's session sync). */
+export interface SessionPeek {
+  readonly userId: number | null;
+  readonly user?: User | null;
+  /** The row's key and values, for a session's followers elsewhere (the OpenID provider's session). */
+  readonly key?: string;
+  readonly get?: (name: string) => unknown;
 }

@@ -46,7 +46,7 @@ export async function loginPage(
     ${csrfField(session.csrfToken())}
     ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: options.passkeys ? 'username webauthn' : 'username', required: true, autofocus: true })}
     ${input(t, state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true })}
-    ${session.offersRememberMe ? checkbox(state, 'remember', t('pages.remember_me')) : ''}
+    ${session.cookies.offersRememberMe ? checkbox(state, 'remember', t('pages.remember_me')) : ''}
     <div class="actions">
       <button type="submit" class="button block">${t('pages.log_in')}</button>
     </div>
