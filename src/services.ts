@@ -32,6 +32,7 @@ import { OutboxWorker } from './mail/outbox-worker.ts';
 import { createPayloadCipher } from './mail/payload-cipher.ts';
 import type { Transport } from './mail/transport.ts';
 import { createMetrics } from './metrics/metrics.ts';
+import { redirectOriginsFinder } from './oauth/client-records.ts';
 import { clientFinder } from './oauth/clients.ts';
 import { grantFinder } from './oauth/grants.ts';
 import { createOauth } from './oauth/oauth.service.ts';
@@ -142,6 +143,10 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     findUser: lookups.findUser,
     findGrant: cached(grantFinder(db, clock), { tables: ['oauth_models'] }),
     findClient: cached(clientFinder(db), { tables: ['oauth_clients'] }),
+    findRedirectOrigins: cached(redirectOriginsFinder(db), {
+      tables: ['oauth_clients'],
+      insertsInto: ['oauth_clients'],
+    }),
   });
   // A user's organizations (orgs/memberships.ts), read by GET /api/user and every forward-auth check:
   // cached like the lookups above, so those requests pay no query for them while nothing changed. A new

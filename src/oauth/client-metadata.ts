@@ -1,4 +1,4 @@
-import type { ClientMetadata } from 'oidc-provider';
+import type { Client, ClientMetadata } from 'oidc-provider';
 import type { OauthClient } from './clients.ts';
 import { isNativeRedirect } from './redirect-uris.ts';
 
@@ -27,4 +27,19 @@ export function clientMetadata(client: OauthClient): ClientMetadata {
       : { backchannel_logout_uri: client.backchannelLogoutUri, backchannel_logout_session_required: true }),
     gatehouse_trusted: client.trusted,
   };
+}
+
+/**
+ * A resource server: a first-party service registered `--trusted --grant client_credentials` and no
+ * other grant. It may introspect every access token (RFC 7662 §2.1 leaves who may to the server);
+ * any other client learns about its own tokens only (docs/guides/oidc-provider.md "Introspection").
+ */
+export function isResourceServer(client: Client): boolean {
+  const grants = client.grantTypes ?? [];
+  return (
+    client['gatehouse_trusted'] === true &&
+    client.tokenEndpointAuthMethod !== 'none' &&
+    grants.length === 1 &&
+    grants[0] === 'client_credentials'
+  );
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/schema.ts';
-import { findClientRow } from './clients.repository.ts';
+import { findClientRow, listClientRedirectUris } from './clients.repository.ts';
 import type { OauthClientRow } from './clients.table.ts';
 
 /** A registered client as the CLI, the panel and the provider see it. */
@@ -25,6 +25,24 @@ export function clientFinder(db: Db) {
   return async (clientId: string): Promise<OauthClient | null> => {
     const row = await findClientRow(db, clientId);
     return row === undefined ? null : toClient(row);
+  };
+}
+
+/**
+ * The web origins of every registered redirect URI (https, or http on loopback): the origins a
+ * browser app may call the provider's token, userinfo, JWKS, revocation and discovery endpoints from
+ * (http/plugins/cors.ts). The key is ignored: one answer, cached like the other client lookups.
+ */
+export function redirectOriginsFinder(db: Db) {
+  return async (_all: ''): Promise<string[]> => {
+    const origins = new Set<string>();
+    for (const stored of await listClientRedirectUris(db)) {
+      for (const uri of parseList(stored)) {
+        const url = URL.parse(uri);
+        if (url?.protocol === 'https:' || url?.protocol === 'http:') origins.add(url.origin);
+      }
+    }
+    return [...origins].sort();
   };
 }
 

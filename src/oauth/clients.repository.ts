@@ -9,6 +9,12 @@ export function listClientRows(db: Db): Promise<OauthClientRow[]> {
   return db.selectFrom('oauth_clients').selectAll().orderBy('id').execute();
 }
 
+/** Every client's redirect URIs (JSON arrays), for the CORS origins. */
+export async function listClientRedirectUris(db: Db): Promise<string[]> {
+  const rows = await db.selectFrom('oauth_clients').select('redirect_uris').execute();
+  return rows.map((row) => row.redirect_uris);
+}
+
 export async function insertClientRow(db: Db, row: NewOauthClientRow): Promise<void> {
   await db.insertInto('oauth_clients').values(row).execute();
 }

@@ -38,6 +38,8 @@ export interface OauthDeps {
   readonly findUser: FindUser;
   readonly findGrant: FindGrant;
   readonly findClient: FindClient;
+  /** The origins of every registered redirect URI (client-records.ts redirectOriginsFinder). */
+  readonly findRedirectOrigins: (all: '') => Promise<readonly string[]>;
 }
 
 /** What the HTTP layer supplies when it mounts the provider: its pages, its per-request facts. */
@@ -161,11 +163,16 @@ export function createOauth(deps: OauthDeps) {
       followGatehouseSession({ db, clock, ttlSeconds: sessionTtlSeconds }, presentedId, gatehouse),
     /**
      * RFC 7662 for one of our JWT access tokens (the library introspects only what it stores): active
-     * when it verifies, its grant is alive and the asking client is its own.
+     * when it verifies, its grant is alive and the asking client is its own (or, `anyClient`, a
+     * resource server: client-metadata.ts isResourceServer).
      */
-    async introspectJwt(token: string, clientId: string): Promise<Record<string, unknown>> {
+    async introspectJwt(
+      token: string,
+      clientId: string,
+      anyClient = false,
+    ): Promise<Record<string, unknown>> {
       const access = await verifyAccessToken(token);
-      if (access === null || access.clientId !== clientId) return { active: false };
+      if (access === null || (access.clientId !== clientId && !anyClient)) return { active: false };
       return {
         active: true,
         sub: access.userId === null ? access.clientId : String(access.userId),
@@ -188,6 +195,8 @@ export function createOauth(deps: OauthDeps) {
       const access = await verifyAccessToken(token);
       if (access?.grantId && access.clientId === clientId) await revokeGrant(db, access.grantId);
     },
+    /** The origins browser apps may call the provider from (http/plugins/cors.ts oauthCors). */
+    redirectOrigins: async (): Promise<ReadonlySet<string>> => new Set(await deps.findRedirectOrigins('')),
     /** The JWT access token check of Gatehouse's own API (the `oauth` guard). */
     verifyAccessToken,
     /** A rotated refresh token presented again: its grant is gone; the audit trail hears of it. */

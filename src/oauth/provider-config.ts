@@ -3,6 +3,7 @@ import type { JWK } from 'jose';
 import type { Adapter, Configuration, ErrorOut, FindAccount, KoaContextWithOIDC } from 'oidc-provider';
 import type { OidcConfig } from '../config/oidc.ts';
 import { CLAIM_SOURCES, claimsByScope } from './claims.ts';
+import { isResourceServer } from './client-metadata.ts';
 import type { OidcLibrary } from './library.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 import { SIGNING_ALGORITHMS } from './signing-keys.ts';
@@ -168,9 +169,11 @@ export function providerConfiguration(
       },
       // A client learns about, and revokes, its own tokens only; anything else is simply inactive, and
       // revoking it is a 200 that does nothing (RFC 7009 §2.2), never an error that confirms it exists.
+      // A resource server (client-metadata.ts) may also introspect every access token of others.
       introspection: {
         enabled: true,
-        allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId,
+        allowedPolicy: async (_ctx, client, token) =>
+          token.clientId === client.clientId || (token.kind !== 'RefreshToken' && isResourceServer(client)),
       },
       revocation: {
         enabled: true,

@@ -90,6 +90,23 @@ export async function relyingParty(
   return config;
 }
 
+/** openid-client's view for a confidential client acting as itself (client credentials, introspection). */
+export async function serviceParty(
+  app: TestApp,
+  registered: RegisteredClient,
+): Promise<client.Configuration> {
+  return client.discovery(
+    new URL(ISSUER),
+    registered.clientId,
+    {},
+    client.ClientSecretBasic(registered.secret!),
+    {
+      [client.customFetch]: injectFetch(app.app) as never,
+      execute: [client.allowInsecureRequests],
+    },
+  );
+}
+
 /** A browser (cookie jar over inject) signed in to Gatehouse as `email`. */
 export async function signedInBrowser(app: TestApp, email: string, password: string, remember = false) {
   const browser = new Browser(app.app);

@@ -4,7 +4,7 @@ import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { describeApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
-import { ISSUER, injectFetch, type RegisteredClient, registerClient } from '../helpers/oidc.ts';
+import { ISSUER, registerClient, serviceParty } from '../helpers/oidc.ts';
 
 /**
  * Services calling Gatehouse as themselves (docs/guides/oidc-provider.md "Client credentials"), through
@@ -16,16 +16,6 @@ const CC = 'client_credentials';
 
 async function machine(app: TestApp, scope = 'posts:read posts:write') {
   return registerClient(app, { grantTypes: [CC], redirectUris: [], scope });
-}
-
-async function machineConfig(app: TestApp, registered: RegisteredClient) {
-  return client.discovery(
-    new URL(ISSUER),
-    registered.clientId,
-    {},
-    client.ClientSecretBasic(registered.secret!),
-    { [client.customFetch]: injectFetch(app.app) as never, execute: [client.allowInsecureRequests] },
-  );
 }
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -44,7 +34,7 @@ await describeApp('oauth client credentials', (ctx) => {
   test('a token with the scopes asked among the registered ones: ES256, typ at+jwt, sub = the client, no ID token', async () => {
     const app = ctx();
     const rp = await machine(app);
-    const config = await machineConfig(app, rp);
+    const config = await serviceParty(app, rp);
     const tokens = await client.clientCredentialsGrant(config, { scope: 'posts:read' });
     assert.equal(tokens.token_type.toLowerCase(), 'bearer');
     assert.equal(tokens.id_token, undefined, 'no ID token: no person signed in');
@@ -67,7 +57,7 @@ await describeApp('oauth client credentials', (ctx) => {
     // Without a scope: a token without abilities; OpenID scopes mean nothing without a person.
     const plain = await client.clientCredentialsGrant(config);
     assert.equal(plain.scope, undefined);
-    const both = await machineConfig(app, await machine(app, 'openid posts:read'));
+    const both = await serviceParty(app, await machine(app, 'openid posts:read'));
     assert.equal(
       (await client.clientCredentialsGrant(both, { scope: 'openid posts:read' })).scope,
       'posts:read',
@@ -76,13 +66,13 @@ await describeApp('oauth client credentials', (ctx) => {
 
   test('a scope outside the client’s list is invalid_scope; a client without the grant is unauthorized_client', async () => {
     const app = ctx();
-    const reader = await machineConfig(app, await machine(app, 'posts:read'));
+    const reader = await serviceParty(app, await machine(app, 'posts:read'));
     assert.deepEqual(await refusal(client.clientCredentialsGrant(reader, { scope: 'posts:write' })), {
       error: 'invalid_scope',
       status: 400,
     });
     const webApp = await registerClient(app);
-    const config = await machineConfig(app, webApp);
+    const config = await serviceParty(app, webApp);
     assert.deepEqual(await refusal(client.clientCredentialsGrant(config, { scope: 'posts:read' })), {
       error: 'unauthorized_client',
       status: 400,
@@ -131,7 +121,7 @@ await describeApp('oauth client credentials', (ctx) => {
     assert.deepEqual(json.grant_types, [CC]);
     assert.deepEqual(json.redirect_uris, []);
     const tokens = await client.clientCredentialsGrant(
-      await machineConfig(app, { clientId: json.client_id, secret: json.client_secret, redirectUri: '' }),
+      await serviceParty(app, { clientId: json.client_id, secret: json.client_secret, redirectUri: '' }),
     );
     assert.equal(tokens.scope, undefined);
     const publicOne = await cli(['--grant', CC, '--public']);
@@ -141,7 +131,7 @@ await describeApp('oauth client credentials', (ctx) => {
 
   test('the API authenticates the token, checks its scopes as abilities, and never takes it for a user', async () => {
     const app = ctx();
-    const tokens = await client.clientCredentialsGrant(await machineConfig(app, await machine(app)), {
+    const tokens = await client.clientCredentialsGrant(await serviceParty(app, await machine(app)), {
       scope: 'posts:read',
     });
     const write = await app.app.inject({
@@ -167,7 +157,7 @@ await describeApp('oauth client credentials', (ctx) => {
   test('introspection by its client: active, sub = the client; rotating the secret or deleting the client ends it at once', async () => {
     const app = ctx();
     const rp = await machine(app);
-    const config = await machineConfig(app, rp);
+    const config = await serviceParty(app, rp);
     const tokens = await client.clientCredentialsGrant(config, { scope: 'posts:read' });
     const active = await client.tokenIntrospection(config, tokens.access_token);
     assert.equal(active.active, true);
@@ -179,13 +169,13 @@ await describeApp('oauth client credentials', (ctx) => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const rotated = await app.services.oauth.clients.rotateSecret(rp.clientId, { now: Date.now() });
     assert.ok(rotated && rotated !== 'public');
-    const fresh = await machineConfig(app, { ...rp, secret: rotated.secret });
+    const fresh = await serviceParty(app, { ...rp, secret: rotated.secret });
     assert.equal((await client.tokenIntrospection(fresh, tokens.access_token)).active, false);
     const next = await client.clientCredentialsGrant(fresh, { scope: 'posts:read' });
     assert.equal((await client.tokenIntrospection(fresh, next.access_token)).active, true);
 
     await app.services.oauth.clients.delete(rp.clientId, { now: Date.now() });
-    const other = await machineConfig(app, await machine(app));
+    const other = await serviceParty(app, await machine(app));
     assert.equal((await client.tokenIntrospection(other, next.access_token)).active, false);
     assert.equal(
       (await app.app.inject({ url: '/api/user', headers: bearer(next.access_token) })).statusCode,

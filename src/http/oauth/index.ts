@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import * as library from 'oidc-provider';
+import { oauthCors } from '../plugins/cors.ts';
 import { auditContext } from '../request-context.ts';
 import { grantTypeNotAllowed } from './grant-errors.ts';
 import { interactionRoutes } from './interaction-routes.ts';
@@ -38,6 +39,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       (carriedRequest(ctx.req)?.log ?? app.log).error({ err: error }, 'oauth provider error'),
     middleware: [
       providerHeaders(new URL(config.appUrl).protocol === 'https:'),
+      oauthCors(oauth.redirectOrigins),
       sessionSync(oauth.followSession, 'gatehouse_oidc_session'),
       invalidClientChallenge(config.oidc.issuer),
       structuredTokens(oauth),

@@ -1,9 +1,10 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
+import { isResourceServer } from '../../oauth/client-metadata.ts';
 
 type Next = () => Promise<void>;
 
 export interface StructuredTokens {
-  introspectJwt(token: string, clientId: string): Promise<Record<string, unknown>>;
+  introspectJwt(token: string, clientId: string, anyClient: boolean): Promise<Record<string, unknown>>;
   revokeJwt(token: string, clientId: string): Promise<void>;
 }
 
@@ -25,7 +26,7 @@ export function structuredTokens(tokens: StructuredTokens) {
     if (client === undefined || typeof token !== 'string') return;
     ctx.status = 200;
     if (route === 'introspection') {
-      ctx.body = await tokens.introspectJwt(token, client.clientId);
+      ctx.body = await tokens.introspectJwt(token, client.clientId, isResourceServer(client));
     } else {
       await tokens.revokeJwt(token, client.clientId);
       // As the library answers a revocation: an empty body (the error's JSON type goes with it).

@@ -1,5 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { KoaContextWithOIDC } from 'oidc-provider';
+import { OAUTH_ROUTES } from '../../oauth/provider-config.ts';
 
 /** The routes a single-page app calls cross-origin (docs/guides/sessions-and-spas.md). Nothing else gets a CORS grant. */
 const SPA_PATHS = new Set(['/sanctum/csrf-cookie', '/login', '/logout', '/register']);
@@ -89,4 +91,34 @@ function appendVary(reply: FastifyReply, field: string): void {
     .filter(Boolean);
   if (values.includes('*') || values.some((v) => v.toLowerCase() === field.toLowerCase())) return;
   reply.header('vary', [...values, field].join(', '));
+}
+
+/**
+ * The OpenID provider's endpoints a browser app may call (docs/guides/oidc-provider.md "CORS"). The
+ * library answers CORS itself — to any origin on discovery and the JWKS, and on the others to the
+ * origins of the calling client's redirect URIs — so its headers are kept only when the origin is
+ * one of a registered client's redirect-URI origins and the path is one of these; everywhere else
+ * (introspection, device authorization, pages) every CORS header is removed and a preflight is a
+ * bare 204, as on our other routes.
+ */
+const OAUTH_CORS_PATHS = new Set<string>([
+  OAUTH_ROUTES.token,
+  OAUTH_ROUTES.userinfo,
+  OAUTH_ROUTES.jwks,
+  OAUTH_ROUTES.revocation,
+  '/.well-known/openid-configuration',
+  '/.well-known/oauth-authorization-server',
+]);
+
+/** The provider middleware (Koa) that applies that rule; `registeredOrigins` reads the clients. */
+export function oauthCors(registeredOrigins: () => Promise<ReadonlySet<string>>) {
+  return async function cors(ctx: KoaContextWithOIDC, next: () => Promise<void>): Promise<void> {
+    const origin = ctx.get('origin');
+    await next();
+    if (origin === '') return;
+    if (OAUTH_CORS_PATHS.has(ctx.path) && (await registeredOrigins()).has(origin)) return;
+    for (const name of Object.keys(ctx.response.headers)) {
+      if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name);
+    }
+  };
 }
