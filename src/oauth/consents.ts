@@ -3,13 +3,16 @@ import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { inTransaction } from '../db/in-transaction.ts';
 import type { Db } from '../db/schema.ts';
+import { findClientRow } from './clients.repository.ts';
 import {
   consentsOfUser,
+  deleteConsentRow,
   findConsentRow,
   insertConsentRow,
   touchConsent,
   updateConsentScope,
 } from './consents.repository.ts';
+import { destroyModelsOfAccountAndClient } from './models.repository.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 
 /** One client a user allowed, as the account page and the panel list it. */
@@ -84,6 +87,29 @@ export function createConsents(deps: ConsentsDeps) {
 
     /** An authorization went through with this consent (the account page's "last used"). */
     used: (userId: number, clientId: string, now: number) => touchConsent(db, userId, clientId, now),
+
+    /**
+     * Disconnect (docs/guides/oidc-provider.md "Connected apps"): the consent goes, and with it every
+     * grant of this user and client and all they issued, in one transaction — refresh tokens stop
+     * working and the JWT access tokens are refused from the next request on (their grant is gone).
+     * Audited as oauth.consent.revoked (also a webhook event). Null when the user had no such consent.
+     */
+    async disconnect(
+      userId: number,
+      clientId: string,
+      audit: AuditContext,
+    ): Promise<{ name: string } | null> {
+      return inTransaction(db, async (trx) => {
+        const client = await findClientRow(trx, clientId);
+        if (client === undefined || !(await deleteConsentRow(trx, userId, clientId))) return null;
+        await destroyModelsOfAccountAndClient(trx, String(userId), clientId);
+        await recordAudit(trx, 'oauth.consent.revoked', audit, userId, {
+          client_id: clientId,
+          name: client.name,
+        });
+        return { name: client.name };
+      });
+    },
 
     async list(userId: number): Promise<ConnectedApp[]> {
       return (await consentsOfUser(db, userId)).map((row) => ({

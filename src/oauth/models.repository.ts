@@ -145,3 +145,27 @@ export async function pruneExpiredModels(db: Db, now: number): Promise<number> {
 export async function destroyModelsOfClient(db: Db, clientId: string): Promise<void> {
   await db.deleteFrom('oauth_models').where('client_id', '=', clientId).execute();
 }
+
+/**
+ * Everything one user's authorizations of one client issued — its grants and every code, refresh
+ * token and device code of them — deleted: the connected app was disconnected (consents.ts).
+ */
+export async function destroyModelsOfAccountAndClient(db: Db, accountId: string, clientId: string) {
+  const grants = await db
+    .selectFrom('oauth_models')
+    .select('id_hash')
+    .where('kind', '=', 'Grant')
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .execute();
+  await destroyGrants(
+    db,
+    grants.map((grant) => grant.id_hash),
+  );
+  await db
+    .deleteFrom('oauth_models')
+    .where('account_id', '=', accountId)
+    .where('client_id', '=', clientId)
+    .where('kind', '!=', 'Session')
+    .execute();
+}

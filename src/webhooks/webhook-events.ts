@@ -17,6 +17,8 @@ export const WEBHOOK_EVENTS = [
   'passkey.deleted',
   'org.member.added',
   'org.member.removed',
+  'oauth.consent.granted',
+  'oauth.consent.revoked',
 ] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -53,6 +55,9 @@ const REPORTED: Readonly<Record<string, WebhookEvent>> = {
   'org.created': 'org.member.added',
   'org.invitation.accepted': 'org.member.added',
   'org.member.removed': 'org.member.removed',
+  // docs/guides/oidc-provider.md "Connected apps": a person allowed a client more, or disconnected it.
+  'oauth.consent.granted': 'oauth.consent.granted',
+  'oauth.consent.revoked': 'oauth.consent.revoked',
 };
 
 /** The webhook event an audit event is reported as, or null. */
@@ -81,6 +86,12 @@ const EXTRA: Partial<Record<WebhookEvent, (d: Details) => Record<string, unknown
   'two_factor.disabled': (d) => ({ by: text(d['by']) }),
   'passkey.created': (d) => ({ passkey: { id: id(d['passkey_id'] ?? d['id']), name: text(d['name']) } }),
   'passkey.deleted': (d) => ({ passkey: { id: id(d['passkey_id'] ?? d['id']), name: text(d['name']) } }),
+  'oauth.consent.granted': (d) => ({
+    client_id: text(d['client_id']),
+    scope: text(d['scope']),
+    added: text(d['added']),
+  }),
+  'oauth.consent.revoked': (d) => ({ client_id: text(d['client_id']), client_name: text(d['name']) }),
 };
 
 /**

@@ -195,7 +195,29 @@ for (const { name: dialect, skip } of await availableDialects()) {
         adminCsrf: panel.csrf,
         metricsToken: METRICS_TOKEN,
         ...(await seededOrganization(user.id)),
+        clientId: await seededClient(user.id),
       };
+    }
+
+    /** A client the seeded user allowed, for /user/connected-apps/{id} and /admin/clients/{id}. */
+    async function seededClient(userId: number) {
+      const now = { now: Date.now() };
+      const created = await fuzz.services.oauth.clients.create(
+        {
+          name: `Fuzz RP ${refreshes}`,
+          redirectUris: ['https://rp.example/callback'],
+          postLogoutRedirectUris: [],
+          backchannelLogoutUri: null,
+          grantTypes: [],
+          scope: null,
+          public: false,
+          trusted: false,
+        },
+        now,
+      );
+      assert.ok(created.ok);
+      await fuzz.services.oauth.consents.remember(userId, created.client.clientId, ['openid', 'email'], now);
+      return created.client.clientId;
     }
 
     /** An organization the seeded user owns, for the /orgs/{slug}… routes (rows written directly). */
@@ -224,6 +246,7 @@ for (const { name: dialect, skip } of await availableDialects()) {
         .replaceAll('{tokenId}', String(credentials.tokenId))
         .replaceAll('{orgSlug}', credentials.orgSlug)
         .replaceAll('{orgId}', String(credentials.orgId))
+        .replaceAll('{clientId}', credentials.clientId)
         .replaceAll('{email}', encodeURIComponent(credentials.email));
     }
 

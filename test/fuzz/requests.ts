@@ -47,6 +47,8 @@ export interface Credentials {
   readonly orgSlug: string;
   /** The id of that organization. */
   readonly orgId: number;
+  /** An OpenID Connect client the user allowed (docs/guides/oidc-provider.md "Connected apps"). */
+  readonly clientId: string;
 }
 
 export interface FuzzRequest {
@@ -322,6 +324,7 @@ const param: fc.Arbitrary<string> = fc.oneof(
     'github',
     'acme',
     '{orgSlug}',
+    '{clientId}',
     'me',
     '1',
     '0',

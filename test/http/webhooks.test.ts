@@ -287,7 +287,7 @@ await describeApp(
         );
         assert.ok(!row.endpoint.includes('receiver-secret'), 'the stored endpoint has no query string');
       }
-      assert.ok(WEBHOOK_EVENTS.length === 17);
+      assert.ok(WEBHOOK_EVENTS.length === 19);
     });
   },
   {

@@ -3,6 +3,7 @@ import type { KoaContextWithOIDC } from 'oidc-provider';
 import * as library from 'oidc-provider';
 import { oauthCors } from '../plugins/cors.ts';
 import { auditContext } from '../request-context.ts';
+import { connectedAppRoutes } from './connected-apps.ts';
 import { grantTypeNotAllowed } from './grant-errors.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
@@ -71,4 +72,5 @@ export async function oauthRoutes(app: FastifyInstance) {
   await host.current();
   await app.register(providerRoutes(host));
   await app.register(interactionRoutes(host));
+  await app.register(connectedAppRoutes);
 }

@@ -2,6 +2,7 @@ import type { JsonSchema } from '../../lib/validation.ts';
 import type { OrgRoles } from '../../orgs/roles.ts';
 import { identityPaths } from '../identities/openapi.ts';
 import { OAUTH_SCHEMAS, oauthPaths } from '../oauth/openapi.ts';
+import { oauthPeoplePaths } from '../oauth/openapi-people.ts';
 import { orgPaths } from '../orgs/openapi.ts';
 import { type Op, operation } from './operation.ts';
 import { accountPaths } from './paths/account.ts';
@@ -40,6 +41,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     adminPaths,
     opsPaths,
     oauthPaths,
+    oauthPeoplePaths,
     identityPaths,
   ];
   const paths: Record<string, Record<string, JsonSchema>> = {};

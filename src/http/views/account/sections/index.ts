@@ -1,6 +1,7 @@
 import type { AccountArea } from '../page.ts';
 import { apiTokensSection } from './api-tokens.ts';
 import { browserSessionsSection } from './browser-sessions.ts';
+import { connectedAppsSection } from './connected-apps.ts';
 import { dataExportSection } from './data-export.ts';
 import { deleteAccountSection } from './delete-account.ts';
 import { emailSection } from './email.ts';
@@ -23,7 +24,7 @@ export const ACCOUNT_AREAS: readonly AccountArea[] = [
   { id: 'profile', sections: [profileInformationSection, emailSection] },
   { id: 'security', sections: [passwordSection, twoFactorSection, passkeysSection, linkedAccountsSection] },
   { id: 'sessions', sections: [browserSessionsSection] },
-  { id: 'tokens', sections: [apiTokensSection] },
+  { id: 'tokens', sections: [apiTokensSection, connectedAppsSection] },
   { id: 'organizations', sections: [organizationsSection] },
   { id: 'data', sections: [dataExportSection, deleteAccountSection] },
 ];

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Page } from 'playwright-core';
+import type { TestApp } from '../helpers/app.ts';
+import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
+import { checkView, eachView, withLang } from '../helpers/screenshots.ts';
+
+/**
+ * The OpenID Connect provider's pages for people (docs/guides/oidc-provider.md "Connected apps"), in
+ * Chromium, four languages at 1280 and 390 px: axe finds nothing, focus is visible, nothing scrolls
+ * sideways, a screenshot of each lands in test/artifacts/. Then a Disconnect through the page.
+ */
+const LONG_NAME = `Quarterly ${'Reporting '.repeat(6)}Dashboard`;
+
+describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
+  let app: ChromiumApp | undefined;
+  let t: TestApp;
+  let base: string;
+  let page: Page;
+
+  before(async () => {
+    app = await openChromiumApp({ env: { IP_AUTH_LIMIT: '0' } });
+    ({ t, base, page } = app);
+    const user = await t.createUser({ name: 'Ada Lovelace' });
+    const now = Date.now();
+    for (const [name, scopes, used] of [
+      ['Photo Printer', ['openid', 'email'], null],
+      [LONG_NAME, ['openid', 'profile', 'email', 'offline_access', 'posts:read', 'posts:write'], now],
+    ] as const) {
+      const created = await t.services.oauth.clients.create(
+        {
+          name,
+          redirectUris: ['https://rp.example/callback'],
+          postLogoutRedirectUris: [],
+          backchannelLogoutUri: null,
+          grantTypes: [],
+          scope: 'openid profile email offline_access posts:read posts:write',
+          public: false,
+          trusted: false,
+        },
+        { now },
+      );
+      assert.ok(created.ok);
+      await t.services.oauth.consents.remember(user.id, created.client.clientId, scopes, { now });
+      if (used !== null) await t.services.oauth.consents.used(user.id, created.client.clientId, used);
+    }
+    await page.goto(withLang(`${base}/login`, 'en'));
+    await page.fill('#field-email', user.email);
+    await page.fill('#field-password', user.password);
+    await Promise.all([page.waitForNavigation(), page.click('form[action="/login"] button[type=submit]')]);
+  });
+
+  after(() => closeChromiumApp(app));
+
+  test('account-connected-apps: /profile/tokens with two apps, and the Disconnect box open', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/profile/tokens`, lang));
+      await page.locator('#connected-apps').scrollIntoViewIfNeeded();
+      await checkView(page, 'account-connected-apps', lang, width, { maxTabs: 120 });
+      await page.locator('#connected-apps details.confirm > summary').first().click();
+      await checkView(page, 'account-connected-apps-confirm', lang, width, { maxTabs: 120 });
+    });
+  });
+
+  test('Disconnect through the page: the app leaves the list, a status says so', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(withLang(`${base}/profile/tokens`, 'en'));
+    assert.equal(await page.locator('#connected-apps tbody tr').count(), 2);
+    await page.locator('#connected-apps details.confirm > summary').first().click();
+    await Promise.all([
+      page.waitForNavigation(),
+      page.locator('#connected-apps details.confirm[open] button[type=submit]').click(),
+    ]);
+    assert.equal(new URL(page.url()).pathname, '/profile/tokens');
+    assert.match((await page.textContent('[role=status]')) ?? '', /was disconnected; its access has ended/);
+    assert.equal(await page.locator('#connected-apps tbody tr').count(), 1);
+  });
+});
