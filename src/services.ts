@@ -3,7 +3,7 @@ import { createAccountService } from './account/account.service.ts';
 import type { AccountDeletionDeps } from './account/account-deletion.ts';
 import { createAdmin, type NewAdminInput } from './admin/create-admin.ts';
 import { loadOverview } from './admin/overview.ts';
-import { ownerId, protectsOwnersTwoFactor } from './admin/owner.ts';
+import { ownerId, protectsOwnersSecondFactors } from './admin/owner.ts';
 import { loadUserDetail } from './admin/user-directory.ts';
 import { deleteUser, inviteUser, sendVerificationLink } from './admin/user-lifecycle.ts';
 import type { AuditContext } from './audit/audit.ts';
@@ -274,8 +274,8 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
       /** The installation's owner: the first admin make:admin created. */
       ownerId: () => ownerId(db),
       /** Whether this admin may not turn off this user's two-factor (the owner's, docs/security.md). */
-      protectsOwnersTwoFactor: (userId: number, actorId: number) =>
-        protectsOwnersTwoFactor(db, userId, actorId),
+      protectsOwnersSecondFactors: (userId: number, actorId: number) =>
+        protectsOwnersSecondFactors(db, userId, actorId),
       /** A new account and an invitation mail with a set-password link, in the admin's language. */
       invite: (input: { name: string; email: string; locale: string }, audit: AuditContext) =>
         inviteUser(

@@ -26,6 +26,7 @@ export const AUDIT_GROUPS = {
     'admin.user.panel_revoked',
     'admin.token.revoked',
     'admin.session.ended',
+    'admin.passkey.deleted',
     'admin.import.laravel',
   ],
   organizations: [

@@ -12,11 +12,11 @@ export function ownerId(db: Db): Promise<number | null> {
 }
 
 /**
- * Whether an admin (`actorId`) may not turn off `userId`'s two-factor in the panel: the owner's is the
- * owner's alone (docs/security.md "The owner"). A rogue or compromised admin account would otherwise
+ * Whether an admin (`actorId`) may not turn off `userId`'s two-factor or remove their passkeys in the
+ * panel: the owner's second factors are the owner's alone (docs/security.md "The owner"). A rogue or compromised admin account would otherwise
  * strip the owner's second factor — and, with ADMIN_REQUIRE_TWO_FACTOR, lock the owner out of the panel
  * until they enrol again. The command line (two-factor:disable) is not held back, as with every owner rule.
  */
-export async function protectsOwnersTwoFactor(db: Db, userId: number, actorId: number): Promise<boolean> {
+export async function protectsOwnersSecondFactors(db: Db, userId: number, actorId: number): Promise<boolean> {
   return userId !== actorId && (await ownerId(db)) === userId;
 }

@@ -46,7 +46,16 @@ export async function countUsersByState(db: Db) {
 }
 
 /** The user list's quick filters (Filament-style): everyone, or one kind of account. */
-export const USER_FILTERS = ['all', 'disabled', 'unverified', 'admin'] as const;
+export const USER_FILTERS = [
+  'all',
+  'disabled',
+  'unverified',
+  'admin',
+  'two_factor',
+  'no_two_factor',
+  'passkeys',
+  'no_passkeys',
+] as const;
 export type UserFilter = (typeof USER_FILTERS)[number];
 
 export interface UserSearch {
@@ -70,10 +79,13 @@ export function escapeLike(value: string): string {
   return value.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
+/** A row of the user list: the user, whether two-factor is on, and how many passkeys they have. */
+export type UserListRow = UserRow & { readonly two_factor: unknown; readonly passkeys: unknown };
+
 export async function searchUserRows(
   db: Db,
   search: UserSearch,
-): Promise<{ rows: UserRow[]; total: number }> {
+): Promise<{ rows: UserListRow[]; total: number }> {
   // Names and addresses are searched in the stored form of an address (users/user.ts normaliseEmail).
   const term = search.query.trim().normalize('NFC').toLowerCase();
   let base = db.selectFrom('users');
@@ -91,10 +103,26 @@ export async function searchUserRows(
   if (search.filter === 'disabled') base = base.where('disabled_at', 'is not', null);
   else if (search.filter === 'unverified') base = base.where('email_verified_at', 'is', null);
   else if (search.filter === 'admin') base = base.where('can_access_panel', '=', 1);
+  // Two-factor is on once its enrolment is confirmed (two-factor/two-factor.ts).
+  const twoFactor = db
+    .selectFrom('two_factor_credentials as tf')
+    .select('tf.user_id')
+    .where('tf.user_id', '=', sql.ref<number>('users.id'))
+    .where('tf.confirmed_at', 'is not', null);
+  const passkeys = db.selectFrom('passkeys as pk').where('pk.user_id', '=', sql.ref<number>('users.id'));
+  if (search.filter === 'two_factor') base = base.where((eb) => eb.exists(twoFactor));
+  else if (search.filter === 'no_two_factor') base = base.where((eb) => eb.not(eb.exists(twoFactor)));
+  else if (search.filter === 'passkeys') base = base.where((eb) => eb.exists(passkeys.select('pk.id')));
+  else if (search.filter === 'no_passkeys')
+    base = base.where((eb) => eb.not(eb.exists(passkeys.select('pk.id'))));
   const direction = search.newestFirst ? 'desc' : 'asc';
   const [rows, count] = await Promise.all([
     base
-      .selectAll()
+      .selectAll('users')
+      .select((eb) => [
+        eb.exists(twoFactor).as('two_factor'),
+        passkeys.select((p) => p.fn.countAll().as('n')).as('passkeys'),
+      ])
       .orderBy('created_at', direction)
       .orderBy('id', direction)
       .limit(search.limit)

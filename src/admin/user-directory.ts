@@ -6,6 +6,7 @@ import {
 } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
 import { type IdentitySummary, listIdentities } from '../identities/identities.repository.ts';
+import { listPasskeys, type PasskeySummary } from '../passkeys/passkeys.repository.ts';
 import { toUser, type User } from '../users/user.ts';
 import { findUserById } from '../users/users.repository.ts';
 import { type AuditEntry, listAuditEntries } from './audit-log.ts';
@@ -19,12 +20,29 @@ export interface UserListQuery {
   readonly page: number;
 }
 
-export async function searchUsers(db: Db, query: UserListQuery, pageSize: number): Promise<Page<User>> {
+/** A user in the panel's list, with their second factors (docs/guides/admin-panel.md). */
+export interface UserListItem {
+  readonly user: User;
+  readonly twoFactor: boolean;
+  readonly passkeys: number;
+}
+
+export async function searchUsers(
+  db: Db,
+  query: UserListQuery,
+  pageSize: number,
+): Promise<Page<UserListItem>> {
   const search = { query: query.search.slice(0, 255), filter: query.filter, newestFirst: query.newestFirst };
   return fetchPage(
     async (limit, offset) => {
       const { rows, total } = await searchUserRows(db, { ...search, limit, offset });
-      return { items: rows.map(toUser), total };
+      const items = rows.map((row) => ({
+        user: toUser(row),
+        // SQLite and MySQL answer EXISTS with 0/1, PostgreSQL with a boolean; counts may come as strings.
+        twoFactor: row.two_factor === true || Number(row.two_factor) === 1,
+        passkeys: Number(row.passkeys ?? 0),
+      }));
+      return { items, total };
     },
     query.page,
     pageSize,
@@ -40,6 +58,8 @@ export interface UserDetail {
   readonly activityTotal: number;
   /** Accounts at other providers linked for signing in (docs/guides/login-providers.md). */
   readonly linkedAccounts: readonly IdentitySummary[];
+  /** The user's passkeys: name, created, last used, never key material (docs/guides/passkeys.md). */
+  readonly passkeys: readonly PasskeySummary[];
 }
 
 export interface UserDetailSettings {
@@ -56,11 +76,12 @@ export async function loadUserDetail(
 ): Promise<UserDetail | null> {
   const row = await findUserById(db, userId);
   if (row === undefined) return null;
-  const [tokenList, sessions, activity, linkedAccounts] = await Promise.all([
+  const [tokenList, sessions, activity, linkedAccounts, passkeys] = await Promise.all([
     listAccessTokens(db, settings.tokens, userId),
     listLiveSessions(db, userId, 'web', settings.webSessions, now),
     listAuditEntries(db, { userId, limit: 10, offset: 0 }),
     listIdentities(db, userId),
+    listPasskeys(db, userId),
   ]);
   return {
     user: toUser(row),
@@ -69,5 +90,6 @@ export async function loadUserDetail(
     activity: activity.entries,
     activityTotal: activity.total,
     linkedAccounts,
+    passkeys,
   };
 }

@@ -26,20 +26,25 @@ export async function renamePasskey(
 }
 
 /**
- * DELETE /user/passkeys/{id}: the passkey stops working at once (the next sign-in finds no row); the
- * owner is told by mail. 'not_found' for an id that is not one of the user's passkeys.
+ * DELETE /user/passkeys/{id}, or an admin on the panel's user page (`by: 'admin'`, audited as
+ * admin.passkey.deleted with the admin as actor; docs/guides/admin-panel.md): the passkey stops working
+ * at once (the next sign-in finds no row); the owner is told by mail either way, so a removal they did not
+ * make does not go unnoticed. Sessions are left as they are, as with every passkey removal
+ * (docs/guides/passkeys.md). 'not_found' for an id that is not one of the user's passkeys.
  */
 export async function deletePasskey(
   deps: PasskeyDeps,
   user: Pick<User, 'id' | 'email' | 'name' | 'locale' | 'emailVerifiedAt'>,
   passkeyId: number,
   audit: AuditContext,
+  by: 'user' | 'admin' = 'user',
 ): Promise<'deleted' | 'not_found'> {
   const result = await deps.db.transaction().execute(async (trx) => {
     const passkey = await findOwnPasskey(trx, user.id, passkeyId);
     // The DELETE decides: of two concurrent deletions one finds the row gone and answers 404.
     if (passkey === undefined || !(await deletePasskeyRow(trx, user.id, passkeyId))) return 'not_found';
-    await recordAudit(trx, 'passkey.deleted', audit, user.id, { passkey_id: passkeyId, name: passkey.name });
+    const event = by === 'admin' ? 'admin.passkey.deleted' : 'passkey.deleted';
+    await recordAudit(trx, event, audit, user.id, { passkey_id: passkeyId, name: passkey.name });
     await queuePasskeyNotice(trx, deps.mailing, user, {
       event: 'removed',
       passkeyName: passkey.name,

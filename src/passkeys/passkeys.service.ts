@@ -45,8 +45,8 @@ export function createPasskeyService(
     ) => registerPasskey(deps, user, input, sessionBinding, audit),
     rename: (userId: number, passkeyId: number, name: string, audit: AuditContext) =>
       renamePasskey(deps, userId, passkeyId, name, audit),
-    delete: (user: Owner, passkeyId: number, audit: AuditContext) =>
-      deletePasskey(deps, user, passkeyId, audit),
+    delete: (user: Owner, passkeyId: number, audit: AuditContext, by: 'user' | 'admin' = 'user') =>
+      deletePasskey(deps, user, passkeyId, audit, by),
     loginOptions: (sessionBinding: string, now: number) => loginOptions(deps, sessionBinding, now),
     /** A passkey sign-in, counted like any other login attempt of the web guard (gatehouse_logins_total). */
     login: async (

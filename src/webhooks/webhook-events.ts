@@ -51,6 +51,7 @@ const REPORTED: Readonly<Record<string, WebhookEvent>> = {
   'two_factor.disabled': 'two_factor.disabled',
   'passkey.created': 'passkey.created',
   'passkey.deleted': 'passkey.deleted',
+  'admin.passkey.deleted': 'passkey.deleted',
   // docs/guides/organizations.md: a creator joins their new organization as its owner.
   'org.created': 'org.member.added',
   'org.invitation.accepted': 'org.member.added',

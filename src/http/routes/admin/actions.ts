@@ -72,7 +72,7 @@ export async function adminActionRoutes(app: FastifyInstance) {
   app.post('/admin/users/:id/two-factor/disable', { preHandler }, async (request, reply) => {
     const user = await target(request);
     const { services } = app;
-    if (await services.admin.protectsOwnersTwoFactor(user.id, request.identity!.user.id)) {
+    if (await services.admin.protectsOwnersSecondFactors(user.id, request.identity!.user.id)) {
       const text = request.t('admin.flash.owner_two_factor');
       return finishAction(request, reply, user.back, { kind: 'error', text });
     }
@@ -83,6 +83,27 @@ export async function adminActionRoutes(app: FastifyInstance) {
     return finishAction(request, reply, user.back, {
       kind: 'ok',
       text: request.t(key, { email: user.email }),
+    });
+  });
+
+  // A lost or suspect passkey (docs/guides/admin-panel.md): removed with the acting admin's own password,
+  // audited with the admin as actor, the user mailed; never the owner's (admin/owner.ts).
+  app.post('/admin/users/:id/passkeys/:passkey/delete', { preHandler }, async (request, reply) => {
+    const user = await target(request);
+    const passkeyId = idParam((request.params as Params)['passkey']);
+    const back = `${user.back}#passkeys`;
+    const { services } = app;
+    if (await services.admin.protectsOwnersSecondFactors(user.id, request.identity!.user.id)) {
+      const text = request.t('admin.flash.owner_passkey');
+      return finishAction(request, reply, back, { kind: 'error', text });
+    }
+    const refused = await refuseWithoutAdminPassword(request, reply, back);
+    if (refused !== null) return refused;
+    const result = await services.passkeys.delete(user, passkeyId, auditContext(request), 'admin');
+    if (result === 'not_found') throw new NotFoundError();
+    return finishAction(request, reply, back, {
+      kind: 'ok',
+      text: request.t('admin.flash.passkey_removed', { email: user.email }),
     });
   });
 

@@ -3,7 +3,7 @@ import type { AuditEntry, AuditPerson } from '../../../admin/audit-log.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { cell } from '../table.ts';
 import { badge, emptyState, type Tone } from './components.ts';
-import { dateTime, relativeTime } from './format.ts';
+import { dateTime, emailAddress, relativeTime } from './format.ts';
 
 /** A translated name for an event; events added later without a translation show their raw name. */
 export function eventLabel(request: FastifyRequest, event: string): string {
@@ -27,7 +27,7 @@ function personCell(
   if (person === null) return html`<span class="muted">${fallback}</span>`;
   if (person.name === null)
     return html`<span class="muted">#${person.id} (${request.t('admin.audit.deleted_user')})</span>`;
-  return html`<a href="/admin/users/${person.id}">${person.name}</a><br><span class="muted small wrap">${person.email}</span>`;
+  return html`<a href="/admin/users/${person.id}">${person.name}</a><br>${person.email === null ? '' : emailAddress(person.email, 'muted small')}`;
 }
 
 /**

@@ -70,3 +70,15 @@ export function deviceName(userAgent: string | null): string | null {
   if (browser && system) return `${browser} · ${system}`;
   return browser ?? system ?? null;
 }
+
+/**
+ * An e-mail address that wraps only between its parts — after the local part, before each dot of the
+ * domain — never inside a word (docs/guides/admin-panel.md): `<wbr>` marks where a line may break.
+ */
+export function emailAddress(email: string, classes = ''): Html {
+  const at = email.lastIndexOf('@');
+  const local = at < 0 ? email : email.slice(0, at);
+  const domain = at < 0 ? [] : email.slice(at + 1).split('.');
+  const parts = domain.map((part, i) => html`${i === 0 ? html`<wbr>@` : html`<wbr>.`}${part}`);
+  return html`<span class="email${classes === '' ? '' : ` ${classes}`}">${local}${parts}</span>`;
+}

@@ -5,8 +5,9 @@ import type { TwoFactorState } from '../../../two-factor/two-factor.ts';
 import { cell } from '../table.ts';
 import { auditTable } from './audit-entries.ts';
 import { actionButton, confirmAction, confirmWithPassword, type Flash, listPanel } from './components.ts';
-import { dateOnly, dateTime, deviceName, relativeTime } from './format.ts';
+import { dateOnly, dateTime, deviceName, emailAddress, relativeTime } from './format.ts';
 import { adminPage } from './shell.ts';
+import { passkeysSection } from './user-passkeys.ts';
 import { userBadges } from './users-list.ts';
 
 export interface UserPageContext {
@@ -154,7 +155,7 @@ function factsSection(request: FastifyRequest, ctx: UserPageContext): Html {
   <header class="panel-head"><h2>${t('admin.user.details')}</h2></header>
   <dl class="facts">
     <div><dt>${t('admin.user.id')}</dt><dd class="mono">${user.id}</dd></div>
-    <div><dt>${t('pages.email')}</dt><dd class="wrap">${user.email}</dd></div>
+    <div><dt>${t('pages.email')}</dt><dd>${emailAddress(user.email)}</dd></div>
     <div><dt>${t('admin.user.language')}</dt><dd>${user.locale.toUpperCase()}</dd></div>
     <div><dt>${t('admin.user.created')}</dt><dd>${dateTime(request, user.createdAt)}</dd></div>
     <div><dt>${t('admin.user.updated')}</dt><dd>${dateTime(request, user.updatedAt)}</dd></div>
@@ -169,7 +170,7 @@ function linkedAccounts(request: FastifyRequest, ctx: UserPageContext): Html {
   if (linked.length === 0)
     return html`<span class="muted">${request.t('admin.user.no_linked_accounts')}</span>`;
   const { identities } = request.server.services;
-  return html`${linked.map((identity, i) => html`${i > 0 ? html`<br>` : ''}${identities.labelOf(identity.provider)}${identity.email === null ? '' : html` <span class="muted small wrap">${identity.email}</span>`}`)}`;
+  return html`${linked.map((identity, i) => html`${i > 0 ? html`<br>` : ''}${identities.labelOf(identity.provider)}${identity.email === null ? '' : html` ${emailAddress(identity.email, 'muted small')}`}`)}`;
 }
 
 function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
@@ -251,13 +252,14 @@ export function userShowPage(request: FastifyRequest, ctx: UserPageContext): Htm
   return adminPage(request, {
     title: user.name,
     section: 'users',
-    lead: html`${user.email} ${userBadges(request, user, ctx.panelAllowed)}`,
+    lead: html`${emailAddress(user.email)} ${userBadges(request, user, ctx.panelAllowed)}`,
     actions: html`<a class="button secondary" href="/admin/users">← ${t('admin.nav.users')}</a>`,
     flash: ctx.flash,
     body: html`<div class="columns wide-left">
   <div class="stack">
     ${tokensSection(request, ctx)}
     ${sessionsSection(request, ctx)}
+    ${passkeysSection(request, { userId: user.id, userName: user.name, passkeys: ctx.detail.passkeys, ownersOwn: ctx.isOwner && !ctx.isSelf, csrf: ctx.csrf })}
   </div>
   <div class="stack">
     ${accountSection(request, ctx)}

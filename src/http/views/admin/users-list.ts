@@ -1,12 +1,12 @@
 import type { FastifyRequest } from 'fastify';
 import type { Page } from '../../../admin/paging.ts';
 import { USER_FILTERS } from '../../../admin/panel.repository.ts';
-import type { UserListQuery } from '../../../admin/user-directory.ts';
+import type { UserListItem, UserListQuery } from '../../../admin/user-directory.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { cell } from '../table.ts';
 import { badge, emptyState, type Flash, pagination } from './components.ts';
-import { dateOnly } from './format.ts';
+import { dateOnly, emailAddress } from './format.ts';
 import { adminPage } from './shell.ts';
 
 /** The badges that summarise an account, shared by the list and the user page. */
@@ -20,7 +20,7 @@ export function userBadges(request: FastifyRequest, user: User, panelAllowed: bo
 export function usersListPage(
   request: FastifyRequest,
   query: UserListQuery,
-  page: Page<User>,
+  page: Page<UserListItem>,
   canAccessPanel: (user: User) => boolean,
   flash: Flash | null,
 ): Html {
@@ -30,12 +30,16 @@ export function usersListPage(
   const label = {
     user: t('admin.users.user'),
     status: t('admin.users.status'),
+    twoFactor: t('admin.users.two_factor'),
+    passkeys: t('admin.users.passkeys'),
     created: t('admin.users.created'),
   };
   const rows = page.items.map(
-    (user) => html`<tr>
-      ${cell(label.user, html`<a class="strong" href="/admin/users/${user.id}">${user.name}</a><br><span class="muted small wrap">${user.email}</span>`, 'wrap')}
+    ({ user, twoFactor, passkeys }) => html`<tr>
+      ${cell(label.user, html`<a class="strong" href="/admin/users/${user.id}">${user.name}</a><br>${emailAddress(user.email, 'muted small')}`)}
       ${cell(label.status, userBadges(request, user, canAccessPanel(user)), 'badges')}
+      ${cell(label.twoFactor, twoFactor ? badge(t('two_factor.badge_on'), 'ok') : html`<span class="muted">${t('two_factor.badge_off')}</span>`, 'nowrap')}
+      ${cell(label.passkeys, passkeys === 0 ? html`<span class="muted">0</span>` : String(passkeys), 'nowrap num')}
       ${cell(label.created, dateOnly(request, user.createdAt), 'nowrap')}
       <td class="right row-action"><a class="button secondary small" href="/admin/users/${user.id}">${t('admin.users.open')}</a></td>
     </tr>`,
@@ -81,6 +85,8 @@ export function usersListPage(
     <thead><tr>
       <th scope="col">${t('admin.users.user')}</th>
       <th scope="col">${t('admin.users.status')}</th>
+      <th scope="col">${label.twoFactor}</th>
+      <th scope="col">${label.passkeys}</th>
       <th scope="col"><a href="/admin/users?${sortLink.toString()}">${t('admin.users.created')} ${query.newestFirst ? '↓' : '↑'}</a></th>
       <th scope="col"><span class="visually-hidden">${t('admin.users.actions')}</span></th>
     </tr></thead>
