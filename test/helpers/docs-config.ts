@@ -5,7 +5,7 @@ import { ROOT } from './paths.ts';
 const DOCS = join(ROOT, 'docs');
 
 /**
- * The text of the fenced code block marked `forward-auth:<name>` in its info string in `page` (a path
+ * The text of the fenced code block marked `forward-auth:<name>` (or `tested:<name>`) in its info string in `page` (a path
  * under docs/, e.g. `integrations/nginx.md`; ```nginx forward-auth:nginx — renderers read only the first
  * word as the language). The proxy tests run these blocks, so the configuration a reader copies is the
  * one that was tested: exactly one block of that name on the page, or the test fails.
@@ -13,7 +13,7 @@ const DOCS = join(ROOT, 'docs');
 export function docsBlock(page: string, name: string): string {
   const blocks = [
     ...readFileSync(join(DOCS, page), 'utf8').matchAll(
-      /^```[\w-]* +forward-auth:([\w-]+)\n([\s\S]*?)^```$/gm,
+      /^```[\w-]* +(?:forward-auth|tested):([\w-]+)\n([\s\S]*?)^```$/gm,
     ),
   ];
   const found = blocks.filter((block) => block[1] === name);

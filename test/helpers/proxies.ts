@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +9,8 @@ import { requireServices } from './databases.ts';
 /** Debian's packages (`.ci/run` installs them); another build can be named by these variables. */
 export const NGINX_PATH = process.env['NGINX_PATH'] ?? '/usr/sbin/nginx';
 export const CADDY_PATH = process.env['CADDY_PATH'] ?? '/usr/bin/caddy';
+export const APACHE_PATH = process.env['APACHE_PATH'] ?? '/usr/sbin/apache2';
+export const APACHE_MODULES = process.env['APACHE_MODULES'] ?? '/usr/lib/apache2/modules';
 
 /** A proxy suite skips with a one-line reason when its binary is missing, unless REQUIRE_SERVICES=1. */
 export function binarySkip(name: string, path: string, install: string): string | false {
@@ -85,6 +87,53 @@ export async function startCaddy(siteBlocks: string, port: number): Promise<Prox
     },
   });
   return started(child, { name: 'Caddy', port, folder });
+}
+
+/**
+ * Apache httpd with `siteConfig` (from docs/integrations/) after a main configuration of its own: in
+ * the foreground (our child), prefork with a few workers, every module loaded by absolute path from
+ * APACHE_MODULES, pid file, runtime files and error log in a temporary folder (readable by everyone:
+ * as root, Apache's workers run as `nobody`), no access log. `files` are written into the folder first
+ * (a CGI script, a page); `{{dir}}` in the configuration stands for the folder.
+ */
+export async function startApache(
+  siteConfig: string,
+  port: number,
+  modules: readonly string[],
+  files: Readonly<Record<string, { text: string; mode?: number }>> = {},
+): Promise<ProxyProcess> {
+  const folder = mkdtempSync(join(tmpdir(), 'gatehouse-apache-'));
+  chmodSync(folder, 0o755);
+  for (const [name, file] of Object.entries(files)) {
+    writeFileSync(join(folder, name), file.text, { mode: file.mode ?? 0o644 });
+  }
+  const main = [
+    `ServerRoot ${folder}`,
+    `DefaultRuntimeDir ${folder}`,
+    `PidFile ${join(folder, 'httpd.pid')}`,
+    'ServerName 127.0.0.1',
+    `Listen 127.0.0.1:${port}`,
+    ...['mpm_prefork', 'authn_core', 'authz_core', ...modules].map(
+      (name) => `LoadModule ${name}_module ${join(APACHE_MODULES, `mod_${name}.so`)}`,
+    ),
+    process.getuid?.() === 0 ? 'User nobody\nGroup nogroup' : '',
+    'StartServers 2',
+    'MaxRequestWorkers 8',
+    // Through a pipe: Apache cannot open the pipe it was given as stderr by name.
+    'ErrorLog "|/bin/cat"',
+    'LogLevel warn',
+    siteConfig.replaceAll('{{dir}}', folder),
+  ].join('\n');
+  const config = join(folder, 'httpd.conf');
+  writeFileSync(config, main);
+  const child = spawn(APACHE_PATH, ['-f', config, '-DFOREGROUND'], {
+    // A process group of its own: prefork stops its workers by signalling its whole group, which
+    // would otherwise be the test runner's.
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', LANG: 'C' },
+  });
+  return started(child, { name: 'Apache', port, folder });
 }
 
 /** Resolves once `port` accepts connections; rejects with the proxy's output if it exits first. */
