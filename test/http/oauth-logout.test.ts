@@ -319,6 +319,34 @@ await describeApp('oauth logout', (ctx) => {
     assert.equal((await owner.get('/dashboard')).statusCode, 200, 'the owner browser stays signed in');
   });
 
+  test('a password change and an account disabled in the panel: logout tokens sent, tokens revoked', async () => {
+    const app = ctx();
+    const { browser: admin } = await signedInAdmin(app);
+    for (const door of ['password change', 'disabled'] as const) {
+      const user = await app.createUser();
+      const browser = await signedInBrowser(app, user.email, user.password);
+      const hears = await listen();
+      const rp = await signedInRp(app, browser, hears);
+      if (door === 'password change') {
+        await browser.get('/dashboard');
+        const changed = await browser.post('/user/password', {
+          _method: 'PUT',
+          current_password: user.password,
+          password: 'a-new-Password-that-is-long-9',
+          password_confirmation: 'a-new-Password-that-is-long-9',
+        });
+        assert.equal(changed.statusCode, 302, changed.body.slice(0, 300));
+      } else {
+        await admin.get(`/admin/users/${user.id}`);
+        assert.equal((await admin.post(`/admin/users/${user.id}/disable`)).statusCode, 302);
+      }
+      const claims = await delivered(app, hears, rp.rp.clientId);
+      assert.equal(claims.length, 1, door);
+      assert.equal(claims[0]!['sid'], rp.tokens.claims()!['sid'], door);
+      assert.equal((await refresh(app, rp.rp, rp.tokens.refresh_token!)).statusCode, 400, door);
+    }
+  });
+
   test('account deletion sends the logout tokens', async () => {
     const app = ctx();
     const user = await app.createUser();
