@@ -1,11 +1,7 @@
 import { Redis } from 'ioredis';
 import { createAccountService } from './account/account.service.ts';
 import type { AccountDeletionDeps } from './account/account-deletion.ts';
-import { createAdmin, type NewAdminInput } from './admin/create-admin.ts';
-import { loadOverview } from './admin/overview.ts';
-import { ownerId, protectsOwnersSecondFactors } from './admin/owner.ts';
-import { loadUserDetail } from './admin/user-directory.ts';
-import { deleteUser, inviteUser, sendVerificationLink } from './admin/user-lifecycle.ts';
+import { createAdminService } from './admin/admin.service.ts';
 import type { AuditContext } from './audit/audit.ts';
 import { authConfig } from './auth/auth.config.ts';
 import { createAuthService } from './auth/auth.service.ts';
@@ -254,39 +250,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
       /** Whether an Origin (or any http(s) URL) names a FORWARD_AUTH_DOMAINS host. */
       listsOrigin: (origin: string) => forwardAuthHosts.matches(origin),
     },
-    admin: {
-      overview: (now: number) =>
-        loadOverview(
-          db,
-          { tokenExpirationMinutes: config.tokenExpirationMinutes, sessionLifetimes: auth.sessionLifetimes },
-          now,
-        ),
-      userDetail: (userId: number, now: number) =>
-        loadUserDetail(
-          db,
-          { tokens: auth.tokens.settings, webSessions: auth.lifetimesOf('web') },
-          userId,
-          now,
-        ),
-      /** The seed admin (make:admin): mails in APP_LOCALE, since no request gives a language. */
-      create: (input: NewAdminInput, audit: AuditContext) =>
-        createAdmin({ db, hasher, canAccessPanel: auth.canAccessPanel, locale: config.locale }, input, audit),
-      /** The installation's owner: the first admin make:admin created. */
-      ownerId: () => ownerId(db),
-      /** Whether this admin may not turn off this user's two-factor (the owner's, docs/security.md). */
-      protectsOwnersSecondFactors: (userId: number, actorId: number) =>
-        protectsOwnersSecondFactors(db, userId, actorId),
-      /** A new account and an invitation mail with a set-password link, in the admin's language. */
-      invite: (input: { name: string; email: string; locale: string }, audit: AuditContext) =>
-        inviteUser(
-          { db, hasher, mailing, resetExpireMinutes: config.passwordResetExpireMinutes },
-          input,
-          audit,
-        ),
-      sendVerificationLink: (userId: number, audit: AuditContext) =>
-        sendVerificationLink(db, mailing, verificationSettings(config), userId, audit),
-      deleteUser: (userId: number, audit: AuditContext) => deleteUser(deletion, userId, audit),
-    },
+    admin: createAdminService({ db, hasher, mailing, config, auth, deletion }),
     async close() {
       identities.close();
       // First: the workers may be writing a delivery result, which needs the database.

@@ -1,18 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  type AccountActionResult,
-  disableUser,
-  enableUser,
-  markEmailVerified,
-  setPanelAccess,
-} from '../../../admin/user-actions.ts';
-import {
-  endAllUserSessions,
-  endUserSession,
-  revokeAllUserTokens,
-  revokeUserToken,
-} from '../../../admin/user-credentials.ts';
-import { findUserById } from '../../../users/users.repository.ts';
+import type { AccountActionResult } from '../../../admin/user-actions.ts';
 import { NotFoundError } from '../../errors.ts';
 import { auditContext } from '../../request-context.ts';
 import { finishAction, idParam, refuseWithoutAdminPassword } from './support.ts';
@@ -25,13 +12,13 @@ type Params = Record<string, unknown>;
  * writes the change and its audit row together, and redirects back to the user's page with a message.
  */
 export async function adminActionRoutes(app: FastifyInstance) {
-  const { db } = app.services.database;
+  const { admin } = app.services;
   const preHandler = app.requireAuth(['admin']);
 
   /** The target user (404 if none) and its page, where every action returns. */
   async function target(request: FastifyRequest) {
     const id = idParam((request.params as Params)['id']);
-    const row = await findUserById(db, id);
+    const row = await admin.findUser(id);
     if (row === undefined) throw new NotFoundError();
     return {
       id,
@@ -92,14 +79,13 @@ export async function adminActionRoutes(app: FastifyInstance) {
     const user = await target(request);
     const passkeyId = idParam((request.params as Params)['passkey']);
     const back = `${user.back}#passkeys`;
-    const { services } = app;
-    if (await services.admin.protectsOwnersSecondFactors(user.id, request.identity!.user.id)) {
+    if (await admin.protectsOwnersSecondFactors(user.id, request.identity!.user.id)) {
       const text = request.t('admin.flash.owner_passkey');
       return finishAction(request, reply, back, { kind: 'error', text });
     }
     const refused = await refuseWithoutAdminPassword(request, reply, back);
     if (refused !== null) return refused;
-    const result = await services.passkeys.delete(user, passkeyId, auditContext(request), 'admin');
+    const result = await app.services.passkeys.delete(user, passkeyId, auditContext(request), 'admin');
     if (result === 'not_found') throw new NotFoundError();
     return finishAction(request, reply, back, {
       kind: 'ok',
@@ -107,26 +93,26 @@ export async function adminActionRoutes(app: FastifyInstance) {
     });
   });
 
-  account('verify', (id, r) => markEmailVerified(db, id, auditContext(r)), {
+  account('verify', (id, r) => admin.verifyEmail(id, auditContext(r)), {
     ok: 'admin.flash.verified',
     unchanged: 'admin.flash.already_verified',
   });
-  account('disable', (id, r) => disableUser(db, id, auditContext(r)), {
+  account('disable', (id, r) => admin.disable(id, auditContext(r)), {
     ok: 'admin.flash.disabled',
     unchanged: 'admin.flash.already_disabled',
     self: 'admin.flash.self_disable',
     owner: 'admin.flash.owner_disable',
   });
-  account('enable', (id, r) => enableUser(db, id, auditContext(r)), {
+  account('enable', (id, r) => admin.enable(id, auditContext(r)), {
     ok: 'admin.flash.enabled',
     unchanged: 'admin.flash.already_enabled',
   });
-  account('panel-access/grant', (id, r) => setPanelAccess(db, id, true, auditContext(r), 'panel'), {
+  account('panel-access/grant', (id, r) => admin.setPanelAccess(id, true, auditContext(r)), {
     ok: 'admin.flash.panel_granted',
     unchanged: 'admin.flash.panel_already_granted',
     self: 'admin.flash.self_panel',
   });
-  account('panel-access/withdraw', (id, r) => setPanelAccess(db, id, false, auditContext(r), 'panel'), {
+  account('panel-access/withdraw', (id, r) => admin.setPanelAccess(id, false, auditContext(r)), {
     ok: 'admin.flash.panel_revoked',
     unchanged: 'admin.flash.panel_already_revoked',
     self: 'admin.flash.self_panel',
@@ -136,7 +122,7 @@ export async function adminActionRoutes(app: FastifyInstance) {
   app.post('/admin/users/:id/tokens/:token/revoke', { preHandler }, async (request, reply) => {
     const user = await target(request);
     const tokenId = idParam((request.params as Params)['token']);
-    const count = await revokeUserToken(db, user.id, tokenId, auditContext(request));
+    const count = await admin.revokeToken(user.id, tokenId, auditContext(request));
     if (count === 0) throw new NotFoundError();
     return finishAction(request, reply, `${user.back}#tokens`, {
       kind: 'ok',
@@ -146,7 +132,7 @@ export async function adminActionRoutes(app: FastifyInstance) {
 
   app.post('/admin/users/:id/tokens/revoke-all', { preHandler }, async (request, reply) => {
     const user = await target(request);
-    const count = await revokeAllUserTokens(db, user.id, auditContext(request));
+    const count = await admin.revokeAllTokens(user.id, auditContext(request));
     return finishAction(request, reply, `${user.back}#tokens`, {
       kind: 'ok',
       text: request.t('admin.flash.tokens_revoked', { count, email: user.email }),
@@ -157,7 +143,7 @@ export async function adminActionRoutes(app: FastifyInstance) {
     const user = await target(request);
     const key = (request.params as Params)['session'];
     if (typeof key !== 'string' || !/^[0-9a-f]{64}$/.test(key)) throw new NotFoundError();
-    if ((await endUserSession(db, user.id, key, auditContext(request))) === 0) throw new NotFoundError();
+    if ((await admin.endSession(user.id, key, auditContext(request))) === 0) throw new NotFoundError();
     return finishAction(request, reply, `${user.back}#sessions`, {
       kind: 'ok',
       text: request.t('admin.flash.session_ended', { email: user.email }),
@@ -166,7 +152,7 @@ export async function adminActionRoutes(app: FastifyInstance) {
 
   app.post('/admin/users/:id/sessions/end-all', { preHandler }, async (request, reply) => {
     const user = await target(request);
-    const count = await endAllUserSessions(db, user.id, auditContext(request));
+    const count = await admin.endAllSessions(user.id, auditContext(request));
     return finishAction(request, reply, `${user.back}#sessions`, {
       kind: 'ok',
       text: request.t('admin.flash.sessions_ended', { count, email: user.email }),

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { browseAuditLog, isAuditGroup } from '../../../admin/audit-log.ts';
+import { isAuditGroup } from '../../../admin/audit-log.ts';
 import { pageNumber } from '../../../admin/paging.ts';
 import { USER_FILTERS, type UserFilter } from '../../../admin/panel.repository.ts';
-import { searchUsers } from '../../../admin/user-directory.ts';
 import type { User } from '../../../users/user.ts';
 import { NotFoundError } from '../../errors.ts';
 import { sendPage } from '../../pages.ts';
@@ -19,7 +18,6 @@ const AUDIT_PER_PAGE = 50;
 /** The panel's pages (all GET, all behind the admin guard): overview, users, one user, audit log. */
 export async function adminPageRoutes(app: FastifyInstance) {
   const { services } = app;
-  const { db } = services.database;
   const preHandler = app.requireAuth(['admin']);
   // The admin guard's provider: who may enter the panel (canAccessPanel), shown beside each user.
   const panelCheck = services.auth.providerOf('admin');
@@ -37,7 +35,7 @@ export async function adminPageRoutes(app: FastifyInstance) {
       newestFirst: queryString(request, 'sort') !== 'oldest',
       page: pageNumber(queryString(request, 'page')),
     };
-    const page = await searchUsers(db, query, USERS_PER_PAGE);
+    const page = await services.admin.searchUsers(query, USERS_PER_PAGE);
     const allowed = (user: User) => panelCheck.accepts(user);
     return sendPage(reply, usersListPage(request, query, page, allowed, takeFlash(request)));
   });
@@ -64,8 +62,7 @@ export async function adminPageRoutes(app: FastifyInstance) {
     const userInput = queryString(request, 'user');
     const groupInput = queryString(request, 'group');
     const group = isAuditGroup(groupInput) ? groupInput : null;
-    const { user, page } = await browseAuditLog(
-      db,
+    const { user, page } = await services.admin.browseAuditLog(
       { userInput, group, page: pageNumber(queryString(request, 'page')) },
       AUDIT_PER_PAGE,
     );

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { inviteSchema } from '../../../admin/user-lifecycle.ts';
 import { validate } from '../../../lib/validation.ts';
-import { findUserById } from '../../../users/users.repository.ts';
 import { NotFoundError } from '../../errors.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { emailTaken, refuseForm, sendPage, validateForm } from '../../pages.ts';
@@ -20,7 +19,6 @@ import { finishAction, idParam, refuseWithoutAdminPassword } from './support.ts'
  */
 export async function adminLifecycleRoutes(app: FastifyInstance) {
   const { services } = app;
-  const { db } = services.database;
   const preHandler = app.requireAuth(['admin']);
 
   const render = (request: FastifyRequest, state: FormState) =>
@@ -59,7 +57,7 @@ export async function adminLifecycleRoutes(app: FastifyInstance) {
   /** The target user (404 if none). */
   async function target(request: FastifyRequest) {
     const id = idParam((request.params as Record<string, unknown>)['id']);
-    const row = await findUserById(db, id);
+    const row = await services.admin.findUser(id);
     if (row === undefined) throw new NotFoundError();
     return { row, back: `/admin/users/${id}` };
   }
