@@ -17,6 +17,7 @@ describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
   let t: TestApp;
   let base: string;
   let page: Page;
+  let clientId = '';
 
   before(async () => {
     app = await openChromiumApp({ env: { IP_AUTH_LIMIT: '0' } });
@@ -41,6 +42,7 @@ describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
         { now },
       );
       assert.ok(created.ok);
+      clientId = created.client.clientId;
       await t.services.oauth.consents.remember(user.id, created.client.clientId, scopes, { now });
       if (used !== null) await t.services.oauth.consents.used(user.id, created.client.clientId, used);
     }
@@ -48,6 +50,14 @@ describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
     await page.fill('#field-email', user.email);
     await page.fill('#field-password', user.password);
     await Promise.all([page.waitForNavigation(), page.click('form[action="/login"] button[type=submit]')]);
+    const admin = await t.createUser({ name: 'Grace Hopper', panelAccess: true });
+    await page.goto(withLang(`${base}/admin/login`, 'en'));
+    await page.fill('#field-email', admin.email);
+    await page.fill('#field-password', admin.password);
+    await Promise.all([
+      page.waitForURL(`${base}/admin`),
+      page.click('form[action="/admin/login"] button[type=submit]'),
+    ]);
   });
 
   after(() => closeChromiumApp(app));
@@ -74,5 +84,43 @@ describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
     assert.equal(new URL(page.url()).pathname, '/profile/tokens');
     assert.match((await page.textContent('[role=status]')) ?? '', /was disconnected; its access has ended/);
     assert.equal(await page.locator('#connected-apps tbody tr').count(), 1);
+  });
+
+  for (const [name, path] of [
+    ['admin-clients', '/admin/clients'],
+    ['admin-client-new', '/admin/clients/new'],
+  ] as const) {
+    test(`${name}: ${path}`, async () => {
+      await eachView(page, async (lang, width) => {
+        await page.goto(withLang(`${base}${path}`, lang));
+        await checkView(page, name, lang, width, { maxTabs: 120 });
+      });
+    });
+  }
+
+  test('admin-client-new-failed and admin-client: a refused form, then a registration and its page', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/admin/clients/new`, lang));
+      await page.fill('#field-redirect_uris', 'javascript:alert(1)');
+      await Promise.all([
+        page.waitForLoadState(),
+        page.click('form[action="/admin/clients"] button[type=submit]'),
+      ]);
+      await checkView(page, 'admin-client-new-failed', lang, width, { maxTabs: 120 });
+      await page.goto(withLang(`${base}/admin/clients/${clientId}`, lang));
+      await page.locator('details.confirm > summary').last().click();
+      await checkView(page, 'admin-client', lang, width, { maxTabs: 160 });
+    });
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(withLang(`${base}/admin/clients/new`, 'en'));
+    await page.fill('#field-name', 'Nextcloud');
+    await page.fill('#field-redirect_uris', 'https://cloud.example/apps/user_oidc/code');
+    await Promise.all([
+      page.waitForNavigation(),
+      page.click('form[action="/admin/clients"] button[type=submit]'),
+    ]);
+    assert.match(new URL(page.url()).pathname, /^\/admin\/clients\/[A-Za-z0-9]+$/);
+    assert.ok(((await page.textContent('#client-secret')) ?? '').trim().length >= 40, 'the secret, once');
+    await checkView(page, 'admin-client-secret', 'en', 1280, { maxTabs: 160 });
   });
 });

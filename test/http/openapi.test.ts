@@ -32,6 +32,8 @@ const NOT_JSON = new Set([
   'GET /admin/orgs/:id',
   'GET /admin/audit',
   'GET /admin/webhooks',
+  'GET /admin/clients',
+  'GET /admin/clients/new',
   'GET /admin/two-factor-challenge',
   'GET /admin/two-factor-required',
   'GET /assets/app.css',

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { clientPanelRoutes } from '../../oauth/panel-clients.ts';
 import { orgPanelRoutes } from '../../orgs/panel.ts';
 import { twoFactorChallengeRoutes } from '../../two-factor-challenge.ts';
 import { adminActionRoutes } from './actions.ts';
@@ -26,7 +27,8 @@ export async function adminRoutes(app: FastifyInstance) {
   await app.register(adminActionRoutes);
   await app.register(adminLifecycleRoutes);
   await app.register(adminWebhookRoutes);
-  // Organizations' panel pages live with the feature (http/orgs/); registered here so that every panel
+  // Organizations' and OIDC clients' panel pages live with their features (http/orgs/, http/oauth/); registered here so that every panel
   // hook above (ADMIN_REQUIRE_TWO_FACTOR) covers them.
   await app.register(orgPanelRoutes);
+  await app.register(clientPanelRoutes);
 }

@@ -4,7 +4,7 @@ import { csrfField } from '../forms.ts';
 import { layout } from '../layout.ts';
 import { type Flash, flashMessage } from './components.ts';
 
-export type AdminSection = 'overview' | 'users' | 'organizations' | 'audit' | 'webhooks';
+export type AdminSection = 'overview' | 'users' | 'organizations' | 'clients' | 'audit' | 'webhooks';
 
 export interface AdminPageOptions {
   /** The document title (may start with an error count); the heading unless `heading` is given. */
@@ -38,6 +38,7 @@ export function adminPage(request: FastifyRequest, options: AdminPageOptions): H
     ${link('overview', '/admin', t('admin.nav.overview'))}
     ${link('users', '/admin/users', t('admin.nav.users'))}
     ${link('organizations', '/admin/orgs', t('orgs.title'))}
+    ${link('clients', '/admin/clients', t('oauth.panel.title'))}
     ${link('audit', '/admin/audit', t('admin.nav.audit'))}
     ${link('webhooks', '/admin/webhooks', t('webhooks.title'))}
   </nav>
