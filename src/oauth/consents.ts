@@ -12,6 +12,7 @@ import {
   touchConsent,
   updateConsentScope,
 } from './consents.repository.ts';
+import { queueClientLogouts } from './logout-notices.ts';
 import { destroyModelsOfAccountAndClient } from './models.repository.ts';
 import type { ScopeCatalogue } from './scopes.ts';
 
@@ -91,8 +92,8 @@ export function createConsents(deps: ConsentsDeps) {
     /**
      * Disconnect (docs/guides/oidc-provider.md "Connected apps"): the consent goes, and with it every
      * grant of this user and client and all they issued, in one transaction — refresh tokens stop
-     * working and the JWT access tokens are refused from the next request on (their grant is gone).
-     * Audited as oauth.consent.revoked (also a webhook event). Null when the user had no such consent.
+     * working and the JWT access tokens are refused from the next request on (their grant is gone), and
+     * the app hears of it by back-channel logout. Audited as oauth.consent.revoked (also a webhook event). Null when the user had no such consent.
      */
     async disconnect(
       userId: number,
@@ -102,6 +103,7 @@ export function createConsents(deps: ConsentsDeps) {
       return inTransaction(db, async (trx) => {
         const client = await findClientRow(trx, clientId);
         if (client === undefined || !(await deleteConsentRow(trx, userId, clientId))) return null;
+        await queueClientLogouts(trx, userId, clientId, audit.now);
         await destroyModelsOfAccountAndClient(trx, String(userId), clientId);
         await recordAudit(trx, 'oauth.consent.revoked', audit, userId, {
           client_id: clientId,

@@ -1,5 +1,6 @@
 import type { Db } from '../db/schema.ts';
 import { clientsWithBackchannel, insertLogoutNotices } from './logout-outbox.repository.ts';
+import { modelsOfAccount } from './models.repository.ts';
 
 /** A provider session's sign-ins, per client (the library's Session `authorizations`). */
 export type SessionAuthorizations = Readonly<
@@ -39,4 +40,16 @@ export async function queueLogoutNotices(
     })),
   );
   return clients.length;
+}
+
+/**
+ * A connected app disconnected (its grants revoked): every live provider session of the user that
+ * signed that client in tells it, by back-channel logout, that its session there is over.
+ */
+export async function queueClientLogouts(db: Db, userId: number, clientId: string, now: number) {
+  for (const row of await modelsOfAccount(db, 'Session', String(userId), now)) {
+    const stored = JSON.parse(row.payload) as { authorizations?: SessionAuthorizations };
+    const authorization = stored.authorizations?.[clientId];
+    if (authorization) await queueLogoutNotices(db, String(userId), { [clientId]: authorization }, now);
+  }
 }

@@ -347,6 +347,25 @@ await describeApp('oauth logout', (ctx) => {
     }
   });
 
+  test('disconnecting a connected app sends it a logout token; the other apps keep their session', async () => {
+    const app = ctx();
+    const user = await app.createUser();
+    const browser = await signedInBrowser(app, user.email, user.password);
+    const [hears, other] = [await listen(), await listen()];
+    const rp = await signedInRp(app, browser, hears);
+    const kept = await signedInRp(app, browser, other);
+    await browser.get('/dashboard');
+    const gone = await browser.post(`/user/connected-apps/${rp.rp.clientId}`, { _method: 'DELETE' });
+    assert.equal(gone.statusCode, 302, gone.body.slice(0, 300));
+    const claims = await delivered(app, hears, rp.rp.clientId);
+    assert.deepEqual(
+      claims.map((c) => [c.sub, c['sid']]),
+      [[String(user.id), rp.tokens.claims()!['sid']]],
+    );
+    assert.deepEqual(await delivered(app, other, kept.rp.clientId), [], 'only the disconnected app hears');
+    assert.equal((await browser.get('/dashboard')).statusCode, 200, 'the Gatehouse session stays');
+  });
+
   test('account deletion sends the logout tokens', async () => {
     const app = ctx();
     const user = await app.createUser();
