@@ -139,6 +139,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     findUser: lookups.findUser,
     findGrant: cached(grantFinder(db, clock), { tables: ['oauth_models'] }),
     findClient: cached(clientFinder(db), { tables: ['oauth_clients'] }),
+    limiter,
     findRedirectOrigins: cached(redirectOriginsFinder(db), {
       tables: ['oauth_clients'],
       insertsInto: ['oauth_clients'],

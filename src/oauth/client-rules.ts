@@ -15,8 +15,10 @@ export const GRANT_TYPES = [
   'urn:ietf:params:oauth:grant-type:device_code',
 ] as const;
 
-/** Grant types this version issues tokens for; the others are refused at registration for now. */
-const AVAILABLE_GRANTS = new Set<string>(['authorization_code', 'refresh_token', 'client_credentials']);
+/** Grant types this version issues tokens for (all of them now; kept for the next one). */
+const AVAILABLE_GRANTS = new Set<string>(GRANT_TYPES);
+/** The grants a person signs in with, which a refresh token can follow. */
+const PERSON_GRANTS = ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'];
 
 export type ClientField =
   | 'name'
@@ -119,7 +121,7 @@ function grantProblems(grantTypes: readonly string[], redirectCount: number, isP
       problems.push({ field: 'grant_types', problem: 'grant_not_available', value: grant });
     }
   }
-  if (grantTypes.includes('refresh_token') && !grantTypes.includes('authorization_code')) {
+  if (grantTypes.includes('refresh_token') && !PERSON_GRANTS.some((grant) => grantTypes.includes(grant))) {
     problems.push({ field: 'grant_types', problem: 'refresh_without_code', value: 'refresh_token' });
   }
   if (grantTypes.includes('authorization_code') && redirectCount === 0) {

@@ -1,5 +1,6 @@
 import type { Adapter, Configuration, KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import type { AuditContext } from '../audit/audit.ts';
+import type { RateLimiter } from '../auth/throttle/rate-limiter.ts';
 import type { Config } from '../config.ts';
 import type { Dialect } from '../db/connection.ts';
 import type { Db } from '../db/schema.ts';
@@ -11,6 +12,7 @@ import { jwtAccessTokens, registeredClients } from './adapters.ts';
 import { clientMetadata } from './client-metadata.ts';
 import { createClients, type OauthClient } from './clients.ts';
 import { createConsents, grantScopes } from './consents.ts';
+import { devicePolls } from './device-polls.ts';
 import { grantLoader } from './grant-loader.ts';
 import type { FindGrant } from './grants.ts';
 import { revokeGrant } from './grants.ts';
@@ -38,6 +40,8 @@ export interface OauthDeps {
   readonly findUser: FindUser;
   readonly findGrant: FindGrant;
   readonly findClient: FindClient;
+  /** The shared rate-limit store: the pace of device polls (device-polls.ts). */
+  readonly limiter: RateLimiter;
   /** The origins of every registered redirect URI (client-records.ts redirectOriginsFinder). */
   readonly findRedirectOrigins: (all: '') => Promise<readonly string[]>;
 }
@@ -49,6 +53,8 @@ export interface ProviderMount extends ProviderEvents {
   readonly pages: ProviderPages;
   /** The key of the Gatehouse web session of the request being handled, if any. */
   readonly sessionBinding: () => string | null;
+  /** True while the token endpoint answers a device's poll (device-polls.ts). */
+  readonly isDevicePoll: () => boolean;
   /** A code or refresh token won by a concurrent request (storage-adapter.ts). */
   readonly onRaceLost: (row: OauthModelRow) => Promise<void>;
   /** Who is acting in a provider request, for the audit trail. */
@@ -107,6 +113,10 @@ export function createOauth(deps: OauthDeps) {
         name,
       );
       if (name === 'AccessToken') return jwtAccessTokens(stored, verifyAccessToken);
+      if (name === 'DeviceCode') {
+        const slowDown = () => new mount.library.errors.SlowDown();
+        return devicePolls(stored, { limiter: deps.limiter, isPoll: mount.isDevicePoll, slowDown });
+      }
       return name === 'Client' ? registeredClients(deps.findClient) : stored;
     };
 

@@ -1,6 +1,13 @@
 import { createHmac } from 'node:crypto';
 import type { JWK } from 'jose';
-import type { Adapter, Configuration, ErrorOut, FindAccount, KoaContextWithOIDC } from 'oidc-provider';
+import type {
+  Adapter,
+  Client,
+  Configuration,
+  ErrorOut,
+  FindAccount,
+  KoaContextWithOIDC,
+} from 'oidc-provider';
 import type { OidcConfig } from '../config/oidc.ts';
 import { CLAIM_SOURCES, claimsByScope } from './claims.ts';
 import { isResourceServer } from './client-metadata.ts';
@@ -23,6 +30,9 @@ export const OAUTH_ROUTES = {
   registration: '/oauth/register',
 } as const;
 
+/** How long a device code lives (RFC 8628 `expires_in`). */
+export const DEVICE_CODE_TTL_SECONDS = 600;
+
 /** Where oidc-provider sends a browser that must log in or consent (http/oauth/interaction routes). */
 export const INTERACTION_PATH = '/oauth/interaction';
 
@@ -31,6 +41,16 @@ export interface ProviderPages {
   renderError(ctx: KoaContextWithOIDC, out: ErrorOut, error: Error): Promise<void>;
   logoutSource(ctx: KoaContextWithOIDC, form: string): Promise<void>;
   postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void>;
+  /** The device flow's pages (RFC 8628 §3.3): type the code, confirm it, done. */
+  deviceCodeInput(ctx: KoaContextWithOIDC, form: string, out?: ErrorOut, error?: Error): Promise<void>;
+  deviceCodeConfirm(
+    ctx: KoaContextWithOIDC,
+    form: string,
+    client: Client,
+    info: unknown,
+    code: string,
+  ): Promise<void>;
+  deviceSuccess(ctx: KoaContextWithOIDC): Promise<void>;
 }
 
 export interface ProviderPolicy {
@@ -122,6 +142,7 @@ export function providerConfiguration(
     ttl: {
       AccessToken: oidc.accessTokenTtlSeconds,
       ClientCredentials: oidc.accessTokenTtlSeconds,
+      DeviceCode: DEVICE_CODE_TTL_SECONDS,
       // Codes live 60 s (OAuth 2.1 recommends a short life; single use is the adapter's atomic consume).
       AuthorizationCode: 60,
       IdToken: 3600,
@@ -188,6 +209,16 @@ export function providerConfiguration(
       // Services calling Gatehouse as themselves: only clients registered with the grant (the
       // library checks grant_types), never a public one (oauth/clients.ts).
       clientCredentials: { enabled: true },
+      // RFC 8628 for TVs and command-line tools: 8 letters without vowels (no words, 20^8 codes),
+      // shown as XXXX-XXXX; the pages are ours, slow_down is http/oauth/device-polling.ts.
+      deviceFlow: {
+        enabled: true,
+        charset: 'base-20',
+        mask: '****-****',
+        userCodeInputSource: policy.pages.deviceCodeInput,
+        userCodeConfirmSource: policy.pages.deviceCodeConfirm,
+        successSource: policy.pages.deviceSuccess,
+      },
       // Not offered: DPoP (no client of ours needs sender-constrained tokens yet), pushed
       // authorization requests, request objects.
       dPoP: { enabled: false },

@@ -81,7 +81,9 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
       'authorization_code',
       'client_credentials',
       'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
     ]);
+    assert.equal(doc.device_authorization_endpoint, `${ISSUER}/oauth/device/auth`);
     assert.ok(doc.id_token_signing_alg_values_supported.includes('RS256'));
   });
 

@@ -4,6 +4,7 @@ import * as library from 'oidc-provider';
 import { oauthCors } from '../plugins/cors.ts';
 import { auditContext } from '../request-context.ts';
 import { connectedAppRoutes } from './connected-apps.ts';
+import { DEVICE_CODE_GRANT, devicePollInterval } from './device-polling.ts';
 import { grantTypeNotAllowed } from './grant-errors.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
@@ -30,6 +31,8 @@ export async function oauthRoutes(app: FastifyInstance) {
     pages: providerPages,
     audit,
     sessionBinding: () => followedSession(Provider.ctx?.req),
+    isDevicePoll: () =>
+      Provider.ctx?.oidc?.route === 'token' && Provider.ctx.oidc.params?.['grant_type'] === DEVICE_CODE_GRANT,
     onRaceLost: async (row) => {
       const ctx = Provider.ctx;
       if (row.kind === 'RefreshToken' && ctx) {
@@ -45,6 +48,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       invalidClientChallenge(config.oidc.issuer),
       structuredTokens(oauth),
       grantTypeNotAllowed(),
+      devicePollInterval(),
       rpInitiatedLogout(oauth.queueLogoutNotices),
       // An authorization that issued a code used the user's consent (the connected app's "last used").
       async (ctx, next) => {

@@ -52,6 +52,19 @@ export const OAUTH_SCHEMAS = {
     required: ['sub'],
     additionalProperties: true,
   },
+  DeviceAuthorization: {
+    type: 'object',
+    properties: {
+      device_code: { ...string, description: 'The secret the device polls the token endpoint with.' },
+      user_code: { ...string, pattern: '^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$' },
+      verification_uri: string,
+      verification_uri_complete: string,
+      expires_in: { type: 'integer' },
+      interval: { type: 'integer' },
+    },
+    required: ['device_code', 'user_code', 'verification_uri', 'expires_in', 'interval'],
+    additionalProperties: false,
+  },
   ProviderMetadata: {
     type: 'object',
     properties: { issuer: string },
@@ -99,6 +112,18 @@ const clientAuthenticated = (summary: string, ok: Op['responses'][number]): Op =
     200: ok,
     400: oauthError('A malformed request.'),
     401: oauthError('invalid_client (`WWW-Authenticate: Basic`).'),
+  },
+});
+
+/** /device: a guest is sent to log in first (http/oauth/device-gate.ts). */
+const devicePage = (summary: string, responses: Op['responses']): Op => ({
+  tag,
+  access: 'public',
+  errors: 'oauth',
+  summary,
+  responses: {
+    302: { description: 'A guest is sent to log in first.', headers: { Location: 'The login page.' } },
+    ...responses,
   },
 });
 
@@ -152,12 +177,48 @@ export const oauthPaths: Record<string, Record<string, Op>> = {
     },
   },
   '/oauth/token': {
-    post: clientAuthenticated('Token request (authorization_code, refresh_token)', {
-      description: 'Tokens.',
-      json: ref('TokenResponse'),
-    }),
+    post: clientAuthenticated(
+      'Token request (authorization_code, refresh_token, client_credentials, device_code)',
+      {
+        description: 'Tokens.',
+        json: ref('TokenResponse'),
+      },
+    ),
   },
   '/oauth/userinfo': { get: userinfo, post: userinfo },
+  '/oauth/device/auth': {
+    post: clientAuthenticated('Device authorization request (RFC 8628): a code for the person to type', {
+      description: 'The codes, where to type them, how long they live and how often to poll.',
+      json: ref('DeviceAuthorization'),
+    }),
+  },
+  '/device': {
+    get: devicePage('The page where a signed-in person types a device’s code (RFC 8628 §3.3)', {
+      200: { description: 'The code form (with `user_code`: posted on by itself).', text: 'text/html' },
+      400: { description: 'A malformed request (a page).', text: 'text/html' },
+    }),
+    post: devicePage('A typed code: confirmed, then on to the consent page', {
+      200: { description: 'The confirmation, or the form again with what was wrong.', text: 'text/html' },
+      303: { description: 'To the consent page.', headers: { Location: 'The interaction page.' } },
+      400: { description: 'The form was not ours or has expired.', text: 'text/html' },
+      429: {
+        description: 'Too many codes typed (10 a minute per person and per address).',
+        text: 'text/html',
+      },
+    }),
+  },
+  '/device/{uid}': {
+    get: {
+      tag,
+      access: 'public',
+      errors: 'oauth',
+      summary: 'Finishes the device flow after the consent',
+      responses: {
+        200: { description: 'Done (or declined): the person goes back to the device.', text: 'text/html' },
+        400: { description: 'An expired or unknown interaction.', text: 'text/html' },
+      },
+    },
+  },
   '/oauth/introspect': {
     post: clientAuthenticated('Token introspection (RFC 7662): a client learns about its own tokens only', {
       description: '`{"active": false}` for anything expired, revoked, foreign or unknown.',

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { OAUTH_ROUTES } from '../../oauth/provider-config.ts';
 import type { ProviderHost } from '../../oauth/provider-host.ts';
+import { deviceGate } from './device-gate.ts';
 import { postAsGet } from './post-as-get.ts';
 import { carryRequest } from './provider-request.ts';
 
@@ -18,7 +19,12 @@ const PROVIDER_PATHS: readonly [string, HTTPMethods[]][] = [
   [OAUTH_ROUTES.end_session, ['GET']],
   [`${OAUTH_ROUTES.end_session}/confirm`, ['POST']],
   [`${OAUTH_ROUTES.end_session}/success`, ['GET']],
+  [OAUTH_ROUTES.device_authorization, ['POST', 'OPTIONS']],
+  [`${OAUTH_ROUTES.code_verification}/:uid`, ['GET']],
 ];
+
+/** The device flow's code page: the person signs in first, and typing codes is throttled. */
+const GATED_PATHS: readonly [string, HTTPMethods[]][] = [[OAUTH_ROUTES.code_verification, ['GET', 'POST']]];
 
 /**
  * The provider mounted in Fastify. Why routes handing the raw request over in their own onRequest
@@ -55,12 +61,13 @@ export function providerRoutes(host: ProviderHost) {
       reply.hijack();
       callback(request.raw, reply.raw);
     };
-    for (const [url, methods] of PROVIDER_PATHS) {
+    for (const [url, methods] of [...PROVIDER_PATHS, ...GATED_PATHS]) {
+      const gated = GATED_PATHS.some(([path]) => path === url);
       app.route({
         method: methods,
         url,
         exposeHeadRoute: false,
-        onRequest: handOver,
+        onRequest: gated ? [deviceGate, handOver] : handOver,
         // Never reached: the onRequest hook answered.
         handler: async () => undefined,
       });

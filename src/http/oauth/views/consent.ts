@@ -32,7 +32,7 @@ export function consentPage(request: FastifyRequest, view: ConsentView): Html {
   <ul class="consent-scopes">
     ${scopeDescriptions(t, view.scopes, appName).map((text) => html`<li>${text}</li>`)}
   </ul>
-  <p class="hint">${t('oauth.consent.returns_to', { target: view.returnsTo })}</p>
+  ${view.returnsTo === '' ? '' : html`<p class="hint">${t('oauth.consent.returns_to', { target: view.returnsTo })}</p>`}
   <form method="post" action="/oauth/interaction/${view.uid}">
     ${csrfField(view.csrfToken)}
     <div class="actions consent-actions">
