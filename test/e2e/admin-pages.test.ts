@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
+import { insertPasskey } from '../../src/passkeys/passkeys.repository.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
 import { checkView, eachView, withLang } from '../helpers/screenshots.ts';
@@ -43,6 +44,23 @@ describe('admin panel pages: layout and accessibility in Chromium', { skip: chro
       abilities: ['posts:read', 'posts:write'],
     });
     await t.issueToken(target.email, target.password, { device_name: 'laptop' });
+    // Passkeys on the user page (docs/guides/admin-panel.md): a long name, one never used.
+    for (const [i, name] of [`Bartholomew’s ${'security-key-'.repeat(6)}end`, 'Phone'].entries()) {
+      const at = Date.now() - i * 86_400_000;
+      await insertPasskey(t.db, {
+        user_id: target.id,
+        credential_hash: `${i}`.padStart(64, 'c'),
+        credential_id: `walk-cred-${i}`,
+        public_key: 'pk',
+        counter: 0,
+        transports: '[]',
+        user_handle: `walk-${i}`,
+        name,
+        created_at: at,
+        updated_at: at,
+        last_used_at: i === 0 ? at : null,
+      });
+    }
     for (let i = 0; i < 3; i++) {
       const login = await t.app.inject({ method: 'GET', url: '/login', headers: { 'user-agent': UA } });
       const cookie = login.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
@@ -181,11 +199,48 @@ describe('admin panel pages: layout and accessibility in Chromium', { skip: chro
       await page.goto(withLang(`${base}/admin/users?filter=unverified`, lang));
       await check('admin-users-filtered', lang, width);
       await page.goto(withLang(`${base}/admin/users/${target.id}`, lang));
-      await page.locator('details.confirm:has(input[name=password]) > summary').click();
+      await page
+        .locator(`details.confirm:has(form[action="/admin/users/${target.id}/delete"]) > summary`)
+        .click();
       await page.locator('details.confirm[open] input[name=password]').scrollIntoViewIfNeeded();
       await check('admin-user-delete-open', lang, width);
       await page.keyboard.press('Escape');
     });
+  });
+
+  test('admin-user-passkey-remove: the passkeys and a Remove box open; the list’s columns; e-mails; the overview on a phone', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/admin/users/${target.id}`, lang));
+      assert.equal(await page.locator('#passkeys tbody tr').count(), 2);
+      await page.locator('#passkeys details.confirm > summary').first().click();
+      await page.locator('#passkeys details.confirm[open] input[name=password]').scrollIntoViewIfNeeded();
+      await check('admin-user-passkey-remove', lang, width);
+      await page.keyboard.press('Escape');
+    });
+    // An address breaks between its parts only: <wbr> before the @ and each dot, no
+    // break-anywhere inherited from its cell.
+    await page.goto(withLang(`${base}/admin/users?q=bartholomew`, 'en'));
+    const email = page.locator('main .email').first();
+    assert.equal(await email.locator('wbr').count(), 6, 'before each dot and the @');
+    assert.equal(
+      await email.evaluate(
+        (el) =>
+          (
+            globalThis as unknown as { getComputedStyle(e: unknown): { overflowWrap: string } }
+          ).getComputedStyle(el).overflowWrap,
+      ),
+      'break-word',
+    );
+    assert.equal(await page.locator('main thead th', { hasText: 'Two-factor' }).count(), 1);
+    assert.equal(await page.locator('main thead th', { hasText: 'Passkeys' }).count(), 1);
+    // The overview's cards: two a row on a phone.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(withLang(`${base}/admin`, 'en'));
+    const tops = await page
+      .locator('.stats .stat')
+      .evaluateAll((cards) => cards.map((card) => Math.round(card.getBoundingClientRect().top)));
+    assert.equal(tops[0], tops[1], 'the first two cards share a row');
+    assert.notEqual(tops[1], tops[2], 'the third starts the next');
   });
 
   test('the confirm box closes with Escape and gives focus back to its button', async () => {

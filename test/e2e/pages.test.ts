@@ -307,3 +307,67 @@ describe('signed-in pages and recoverable flows in Chromium', { skip: chromiumSk
     });
   });
 });
+
+/**
+ * docs/reference/errors.md: a form the per-IP budget refuses comes back as itself — its own words once
+ * ("Too many password reset requests", never "login attempts"), what was typed kept, the same button to
+ * try again — in four languages at 1280 and 390 px, axe-clean, without sideways scrolling.
+ */
+describe('throttled forms (429) in Chromium', { skip: chromiumSkip() }, () => {
+  let base: string;
+  let page: Page;
+  let app: ChromiumApp | undefined;
+  before(async () => {
+    app = await openChromiumApp({ env: { IP_AUTH_LIMIT: '1' } });
+    ({ base, page } = app);
+  });
+  after(() => closeChromiumApp(app));
+
+  /** Submits the form until the budget refuses it (the first submit of a minute may pass). */
+  async function submitUntilRefused(action: string, fill: () => Promise<void>) {
+    for (let tries = 0; tries < 3; tries++) {
+      await fill();
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.click(`form[action="${action}"] button[type=submit]`),
+      ]);
+      await page.waitForLoadState();
+      if (response.status() === 429) return;
+    }
+    assert.fail(`${action} was never refused`);
+  }
+
+  const WORDS: Record<string, RegExp> = {
+    en: /Too many password reset requests\./,
+    de: /Zu viele Anfragen zum Zurücksetzen des Passworts\./,
+    fr: /Trop de demandes de réinitialisation du mot de passe\./,
+    es: /Demasiadas solicitudes de restablecimiento de contraseña\./,
+  };
+
+  test('throttled-forgot-password: the form again, its words once, the address kept', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/forgot-password`, lang));
+      await submitUntilRefused('/forgot-password', () => page.fill('#field-email', 'ada@example.com'));
+      const body = (await page.textContent('main')) ?? '';
+      assert.equal(body.split(WORDS[lang]!).length, 2, `${lang}: said once`);
+      assert.doesNotMatch(body, /login attempts/);
+      assert.equal(await page.inputValue('#field-email'), 'ada@example.com');
+      await checkView(page, 'throttled-forgot-password', lang, width);
+    });
+  });
+
+  test('throttled-register: name and address kept, the password fields empty', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.goto(withLang(`${base}/register`, 'en'));
+    await submitUntilRefused('/register', async () => {
+      await page.fill('#field-name', 'Ada Lovelace');
+      await page.fill('#field-email', 'ada@example.com');
+      await page.fill('#field-password', 'orchid-lantern-harbour-9');
+      await page.fill('#field-password_confirmation', 'orchid-lantern-harbour-9');
+    });
+    assert.match((await page.textContent('main')) ?? '', /Too many sign-up attempts\./);
+    assert.equal(await page.inputValue('#field-name'), 'Ada Lovelace');
+    assert.equal(await page.inputValue('#field-password'), '');
+    await checkView(page, 'throttled-register', 'en', 1280);
+  });
+});

@@ -45,6 +45,7 @@ const SAME_AS_ENGLISH: Record<string, readonly string[]> = {
     'API',
     'Administration',
     'Actions',
+    'Application',
     'Action',
     'E-mail',
     'ID',

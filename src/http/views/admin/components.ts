@@ -115,12 +115,14 @@ export interface ListPanelOptions {
   rows: readonly Html[];
   empty: string;
   note?: string;
+  /** A class of the table's own (`passkeys`: its "are you sure?" boxes open inside the row). */
+  tableClass?: string;
 }
 
 /** A titled panel with a count, a table of rows that each end in an action, or an empty-state line. */
 export function listPanel(options: ListPanelOptions): Html {
   const { rows } = options;
-  const table = html`<div class="table-wrap"><table class="data">
+  const table = html`<div class="table-wrap"><table class="data${options.tableClass ? ` ${options.tableClass}` : ''}">
     <thead><tr>${options.headers.map((h) => html`<th scope="col">${h}</th>`)}<th scope="col"><span class="visually-hidden">${options.actionsLabel}</span></th></tr></thead>
     <tbody>${rows}</tbody>
   </table></div>${options.note ? html`<p class="note">${options.note}</p>` : ''}`;

@@ -72,13 +72,11 @@ export function deviceName(userAgent: string | null): string | null {
 }
 
 /**
- * An e-mail address that wraps only between its parts — after the local part, before each dot of the
- * domain — never inside a word (docs/guides/admin-panel.md): `<wbr>` marks where a line may break.
+ * An e-mail address that wraps only between its parts — before the "@", each dot and a "+" — never
+ * inside a word (docs/guides/admin-panel.md): `<wbr>` marks where a line may break.
  */
 export function emailAddress(email: string, classes = ''): Html {
-  const at = email.lastIndexOf('@');
-  const local = at < 0 ? email : email.slice(0, at);
-  const domain = at < 0 ? [] : email.slice(at + 1).split('.');
-  const parts = domain.map((part, i) => html`${i === 0 ? html`<wbr>@` : html`<wbr>.`}${part}`);
-  return html`<span class="email${classes === '' ? '' : ` ${classes}`}">${local}${parts}</span>`;
+  // Before each "@", "." and "+": the places a person breaks an address at (hyphens break by themselves).
+  const parts = email.split(/(?=[@.+])/).map((part, i) => (i === 0 ? part : html`<wbr>${part}`));
+  return html`<span class="email${classes === '' ? '' : ` ${classes}`}">${parts}</span>`;
 }

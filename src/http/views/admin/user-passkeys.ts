@@ -53,5 +53,6 @@ export function passkeysSection(request: FastifyRequest, view: UserPasskeysView)
     </tr>`,
     ),
     empty: t('admin.passkeys.none'),
+    tableClass: 'passkeys',
   });
 }
