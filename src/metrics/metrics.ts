@@ -17,6 +17,11 @@ export interface Metrics {
    * for refusals before any check). A new way to sign in (passkeys) calls it the same way.
    */
   login(guard: string, result: LoginResult): void;
+  /**
+   * One answer of the OAuth token endpoint (docs/reference/metrics.md): its grant type and `success`
+   * or the RFC 6749 / 8628 error code; values outside the known sets count as `other`.
+   */
+  oauthToken(grantType: string, result: string): void;
   /** A bearer token was presented: did it authenticate? */
   tokenAuthentication(ok: boolean): void;
   /** One answered request: the route's pattern (never the URL), method, status, seconds. */
@@ -33,11 +38,34 @@ export interface GaugeSources {
   passwordHashQueue(): number;
 }
 
+/** gatehouse_oauth_tokens_total's label values: bounded, whatever a client sends. */
+const OAUTH_GRANTS = new Set([
+  'authorization_code',
+  'refresh_token',
+  'client_credentials',
+  'urn:ietf:params:oauth:grant-type:device_code',
+]);
+const OAUTH_RESULTS = new Set([
+  'success',
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'invalid_scope',
+  'invalid_target',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
+]);
+
 const SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const off: Metrics = {
   enabled: false,
   login() {},
+  oauthToken() {},
   tokenAuthentication() {},
   request() {},
   scrape: () => Promise.reject(new Error('metrics are off (METRICS_TOKEN is not set)')),
@@ -78,6 +106,12 @@ export function createMetrics(enabled: boolean, sources: GaugeSources): Metrics 
     labelNames: ['result'] as const,
     registers,
   });
+  const oauthTokens = new Counter({
+    name: 'gatehouse_oauth_tokens_total',
+    help: 'OAuth token endpoint answers by grant type and result (success or the error code).',
+    labelNames: ['grant_type', 'result'] as const,
+    registers,
+  });
   gauge(registers, 'gatehouse_mail_outbox_pending', 'Mails waiting to be sent.', sources.mailOutboxPending);
   gauge(
     registers,
@@ -97,6 +131,11 @@ export function createMetrics(enabled: boolean, sources: GaugeSources): Metrics 
   return {
     enabled: true,
     login: (guard, result) => logins.inc({ guard, result }),
+    oauthToken: (grantType, result) =>
+      oauthTokens.inc({
+        grant_type: OAUTH_GRANTS.has(grantType) ? grantType : 'other',
+        result: OAUTH_RESULTS.has(result) ? result : 'other',
+      }),
     tokenAuthentication: (ok) => tokenChecks.inc({ result: ok ? 'success' : 'failed' }),
     request(route, method, status, seconds) {
       const labels = { route, method, status };

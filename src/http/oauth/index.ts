@@ -14,6 +14,7 @@ import { providerRoutes } from './provider-routes.ts';
 import { rpInitiatedLogout } from './rp-logout.ts';
 import { followedSession, sessionSync } from './session-sync.ts';
 import { structuredTokens } from './structured-tokens.ts';
+import { tokenMetrics } from './token-metrics.ts';
 
 /**
  * The OpenID Connect provider's HTTP half (docs/guides/oidc-provider.md): oidc-provider mounted at its
@@ -49,6 +50,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       structuredTokens(oauth),
       grantTypeNotAllowed(),
       devicePollInterval(),
+      tokenMetrics(app.services.metrics),
       rpInitiatedLogout(oauth.queueLogoutNotices),
       // An authorization that issued a code used the user's consent (the connected app's "last used").
       async (ctx, next) => {
