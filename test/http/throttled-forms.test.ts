@@ -94,6 +94,27 @@ await describeApp(
       ]);
     });
 
+    test('the password confirmation: its own words, no password back', async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      // The login spends this address's whole budget (IP_AUTH_LIMIT=1); the confirmation is refused.
+      const browser = new Browser(app.app, { 'x-forwarded-for': nextIp() });
+      await browser.get('/login');
+      assert.equal(
+        (await browser.post('/login', { email: user.email, password: user.password })).statusCode,
+        302,
+      );
+      await browser.get('/user/confirm-password');
+      const refused = await browser.post('/user/confirm-password', { password: SECRET });
+      assertRefusedForm(
+        refused,
+        /Too many password confirmations\. Please try again in \d+ seconds\./,
+        '/user/confirm-password',
+        [],
+      );
+      assert.doesNotMatch(refused.body, /login attempts/);
+    });
+
     test('in the page language; JSON clients keep "Too Many Attempts."', async () => {
       const app = ctx();
       const browser = await spentBrowser(app, '/forgot-password?lang=de');
