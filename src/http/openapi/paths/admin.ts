@@ -97,6 +97,10 @@ export const adminPaths: Record<string, Record<string, Op>> = {
   '/admin/users/{id}/panel-access/grant': action('Grant panel access'),
   '/admin/users/{id}/panel-access/withdraw': action('Withdraw panel access'),
   '/admin/users/{id}/two-factor/disable': action("Turn the user's two-factor off (the user is mailed)"),
+  '/admin/users/{id}/passkeys/{passkey}/delete': action(
+    "Remove one of the user's passkeys (the admin's `password` in the body; the user is mailed)",
+    { 422: 'Wrong password.', 429: 'Too many wrong passwords.' },
+  ),
   '/admin/users/{id}/tokens/{token}/revoke': action('Revoke one API token'),
   '/admin/users/{id}/tokens/revoke-all': action('Revoke every API token'),
   '/admin/users/{id}/sessions/{session}/end': action('End one session'),
