@@ -16,7 +16,12 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     timeout?: number;
-    requests?: Array<RequestParams & { setupRequest?: (request: RequestParams) => RequestParams }>;
+    requests?: Array<
+      RequestParams & {
+        setupRequest?: (request: RequestParams) => RequestParams;
+        onResponse?: (status: number, body: string) => void;
+      }
+    >;
   }
 
   export interface Percentiles {

@@ -12,6 +12,14 @@ export interface LoadCase {
   readonly expectStatus?: number;
   /** Authorization header values picked at random per request (many tokens of a large database). */
   readonly rotateAuthorization?: readonly string[];
+  /**
+   * Requests that depend on earlier answers (a rotated refresh token): each request's body is built
+   * just before it is sent, after the previous answer on its connection was handed to `answered`.
+   */
+  readonly chain?: {
+    readonly body: () => string;
+    readonly answered: (status: number, body: string) => void;
+  };
   /** The server under load: its CPU time per answer is measured too (robust on a busy machine). */
   readonly server?: { cpuMs(): number | null };
 }
@@ -41,14 +49,14 @@ export interface Measured {
 
 /** Starts a load and returns a handle: `result` settles when `duration` is over. */
 export function startLoad(load: LoadCase, options: LoadOptions): { result: Promise<Measured> } {
-  const { rotateAuthorization: tokens } = load;
+  const { rotateAuthorization: tokens, chain } = load;
   const cpuBefore = load.server?.cpuMs() ?? null;
   const instance = autocannon({
     url: load.url,
     connections: options.connections,
     duration: options.duration,
     // Worker threads cannot run the rotating setupRequest function (autocannon wants a file path).
-    ...(options.workers && options.workers > 1 && !tokens ? { workers: options.workers } : {}),
+    ...(options.workers && options.workers > 1 && !tokens && !chain ? { workers: options.workers } : {}),
     method: load.method ?? 'GET',
     headers: load.headers ?? {},
     ...(load.body === undefined ? {} : { body: load.body }),
@@ -64,6 +72,16 @@ export function startLoad(load: LoadCase, options: LoadOptions): { result: Promi
                   authorization: tokens[Math.floor(Math.random() * tokens.length)]!,
                 },
               }),
+            },
+          ],
+        }
+      : {}),
+    ...(chain
+      ? {
+          requests: [
+            {
+              setupRequest: (request: RequestParams) => ({ ...request, body: chain.body() }),
+              onResponse: (status: number, body: string) => chain.answered(status, body),
             },
           ],
         }

@@ -29,7 +29,17 @@ export interface BenchOptions {
 }
 
 /** The --only names of the cases (bench/run.ts maps them to the case names of results.json). */
-export const CASE_KEYS: readonly string[] = ['bearer', 'session', 'login', 'forward', 'bare'];
+export const CASE_KEYS: readonly string[] = [
+  'bearer',
+  'session',
+  'login',
+  'forward',
+  'oidc-bearer',
+  'userinfo',
+  'refresh',
+  'bare-refresh',
+  'bare',
+];
 
 export const USAGE = `Usage: npm run bench -- [options]
 
@@ -49,7 +59,8 @@ export const USAGE = `Usage: npm run bench -- [options]
   --large-memberships <n>  memberships for --seed-large (default 100000; each user the load signs in
                          as belongs to three organizations in both databases)
   --cpu-prof <dir>       run the service with --cpu-prof into <dir> and summarise the profile
-  --only <cases>         only these cases, a comma list of bearer,session,login,forward,bare (e.g.
+  --only <cases>         only these cases, a comma list of bearer,session,login,forward,oidc-bearer,
+                         userinfo,refresh,bare-refresh,bare (e.g.
                          --only bare,forward --no-flood; with --cpu-prof: profile one hot path)
   --metrics              run the service with METRICS_TOKEN set (Prometheus metrics on)
   --auth-cache <mode>    AUTH_CACHE of the service: off (the strict path, default) or notify (token,

@@ -1,11 +1,13 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { type Measured, round } from './load.ts';
+import { OIDC_CASES } from './oidc.ts';
 
 export const CASE_NAMES = [
   'bearer GET /api/user',
   'session GET /dashboard',
   'POST /api/tokens',
   'forward-auth GET /auth/request',
+  ...OIDC_CASES,
   'bare',
 ] as const;
 export type CaseName = (typeof CASE_NAMES)[number];

@@ -8,6 +8,7 @@ import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords/pass
 import { loadConfig } from '../src/config.ts';
 import { measureHashRate } from './hash-rate.ts';
 import { type LoadCase, type Measured, round, runLoad } from './load.ts';
+import { OIDC_CASES, oidcCases, roundTrips } from './oidc.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { ROOT, type ServerProcess, startFlags, startServer, statusMb } from './processes.ts';
 import { formatSummary } from './profile-summary.ts';
@@ -21,6 +22,10 @@ const SHORT: Record<string, CaseName> = {
   session: 'session GET /dashboard',
   forward: 'forward-auth GET /auth/request',
   login: 'POST /api/tokens',
+  'oidc-bearer': 'oidc GET /api/user',
+  userinfo: 'GET /oauth/userinfo',
+  refresh: 'POST /oauth/token refresh',
+  'bare-refresh': 'bare oidc-provider refresh',
 };
 
 async function main(options: BenchOptions): Promise<void> {
@@ -64,7 +69,24 @@ async function main(options: BenchOptions): Promise<void> {
     );
 
     const json = { 'content-type': 'application/json', accept: 'application/json' };
-    const cases: Record<CaseName, LoadCase> = {
+    const selected = (options.only ?? Object.keys(SHORT)).map((c) => SHORT[c]!);
+    // The OpenID provider's cases (bench/oidc.ts), set up only when one of them runs.
+    const oidc = selected.some((name) => (OIDC_CASES as readonly string[]).includes(name))
+      ? await oidcCases(
+          service,
+          serviceEnv,
+          cookie,
+          options.connections,
+          options.rounds,
+          async (script, env) => {
+            const started = await startServer(script, env);
+            servers.push(started);
+            return started;
+          },
+        )
+      : null;
+    const cases: Partial<Record<CaseName, LoadCase>> = {
+      ...oidc?.cases,
       bare: { name: 'bare', url: `${bare.url}/api/user`, server: bare },
       'bearer GET /api/user': {
         name: 'bearer GET /api/user',
@@ -123,7 +145,6 @@ async function main(options: BenchOptions): Promise<void> {
       },
     };
 
-    const selected = (options.only ?? Object.keys(SHORT)).map((c) => SHORT[c]!);
     const best = new Map<CaseName, Measured>();
     const all = new Map<CaseName, number[]>();
     for (let round = 1; round <= options.rounds; round++) {
@@ -131,7 +152,7 @@ async function main(options: BenchOptions): Promise<void> {
         `round ${round} of ${options.rounds} (${options.connections} connections, ${options.duration} s per case)`,
       );
       for (const name of selected) {
-        const measured = await context.measure(cases[name]);
+        const measured = await context.measure(cases[name]!);
         all.set(name, [...(all.get(name) ?? []), measured.rps]);
         if ((best.get(name)?.rps ?? -1) < measured.rps) best.set(name, measured);
       }
@@ -166,13 +187,24 @@ async function main(options: BenchOptions): Promise<void> {
         ? round(best.get('POST /api/tokens')!.rps / hashPerSecond, 3)
         : null,
     };
+    if (oidc) {
+      const refresh = best.get('POST /oauth/token refresh');
+      const bareRefresh = best.get('bare oidc-provider refresh');
+      extra['oidc_refresh_ratio_to_bare_provider'] =
+        refresh && bareRefresh ? round(refresh.rps / bareRefresh.rps, 3) : null;
+      log('OpenID authorization-code round trips…');
+      extra['oidc_round_trip'] = await roundTrips(service, cookie, oidc.client, {
+        duration: options.duration,
+        concurrency: 10,
+      });
+    }
     if (options.flood) {
       log(`flood: ${options.floodConnections} concurrent wrong-password logins while measuring bearer…`);
       extra['flood'] = await floodScenario(
         context,
         service.url,
         user,
-        cases['bearer GET /api/user'],
+        cases['bearer GET /api/user']!,
         options.floodConnections,
         hashPerSecond,
       );
@@ -237,6 +269,17 @@ function report(results: Results, all: ReadonlyMap<CaseName, number[]>): string 
   ];
   if (extra['login_ratio_to_hash_rate'] !== null) {
     lines.push(`POST /api/tokens / hash rate: ${extra['login_ratio_to_hash_rate']}`);
+  }
+  if (typeof extra['oidc_refresh_ratio_to_bare_provider'] === 'number') {
+    lines.push(
+      `POST /oauth/token refresh / bare oidc-provider: ${extra['oidc_refresh_ratio_to_bare_provider']}`,
+    );
+  }
+  const trip = extra['oidc_round_trip'] as Record<string, number | null> | undefined;
+  if (trip) {
+    lines.push(
+      `authorization-code round trip (10 browsers): ${trip['flows_per_s']} flows/s, ${trip['requests_per_flow']} requests each, server CPU ${trip['cpu_ms_per_flow']} ms per flow`,
+    );
   }
   const flood = extra['flood'] as Record<string, number> | undefined;
   if (flood) {

@@ -66,8 +66,38 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
     requiredClaims: ['sub', 'client_id', 'jti', 'exp', 'iat'],
   };
 
+  /**
+   * Payloads whose signature and claims were verified, by token, for the current key set, until they
+   * expire: an RS256 verification is most of what a request with a JWT access token costs (see
+   * docs/contributing/benchmarks.md), and the same token comes back on every request of its app.
+   * Only verified tokens get in (a forger cannot fill it) and at most VERIFIED_MAX of them; a new key
+   * set (rotation) empties it. The grant is still checked on every request: revocation stays immediate.
+   */
+  const VERIFIED_MAX = 10_000;
+  const verified = new Map<string, JWTPayload>();
+  let verifiedFor = '';
+
   async function verify(token: string): Promise<JWTPayload | null> {
     const set = await deps.keyRing.current();
+    if (set.version !== verifiedFor) {
+      verified.clear();
+      verifiedFor = set.version;
+    }
+    const known = verified.get(token);
+    if (known !== undefined && (known.exp ?? 0) > Date.now() / 1000) return known;
+    verified.delete(token);
+    const payload = await verifySignature(token, set);
+    if (payload !== null) {
+      if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+      verified.set(token, payload);
+    }
+    return payload;
+  }
+
+  async function verifySignature(
+    token: string,
+    set: Awaited<ReturnType<KeyRing['current']>>,
+  ): Promise<JWTPayload | null> {
     try {
       return (await jwtVerify(token, keysFor(set), options)).payload;
     } catch (error) {

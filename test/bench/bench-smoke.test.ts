@@ -30,6 +30,10 @@ const CASES = [
   'session GET /dashboard',
   'POST /api/tokens',
   'forward-auth GET /auth/request',
+  'oidc GET /api/user',
+  'GET /oauth/userinfo',
+  'POST /oauth/token refresh',
+  'bare oidc-provider refresh',
   'bare',
 ];
 
@@ -63,6 +67,8 @@ test('npm run bench writes bench/results.json in the contract shape', { timeout:
     assert.match(run.stdout, /password hashes\/s \(argon2id m=19456 t=2 p=1/);
     assert.match(run.stdout, /flood \(10 concurrent wrong-password logins/);
     assert.match(run.stdout, /service RSS: [\d.]+ MiB/);
+    assert.match(run.stdout, /POST \/oauth\/token refresh \/ bare oidc-provider: [\d.]+/);
+    assert.match(run.stdout, /authorization-code round trip \(10 browsers\): [\d.]+ flows\/s, \d+ requests each/);
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     assert.deepEqual(Object.keys(results), ['machine', 'cases', 'hash_per_s', 'extra']);

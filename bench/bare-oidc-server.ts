@@ -1,0 +1,105 @@
+// The refresh exchange's baseline (issue 29): oidc-provider alone, in-memory adapter, the same safety
+// settings as Gatehouse's provider where they touch a refresh (rotation, JWT access tokens for one
+// resource signed RS256, client_secret_basic). Gatehouse's ratio to it is the cost of our storage and
+// hooks, not of the library. GET /seed?n= hands out n refresh tokens of one grant, made through the
+// library's own models, so both servers start the load from the same kind of token.
+import { createServer } from 'node:http';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider from 'oidc-provider';
+
+const port = Number(process.env['PORT'] ?? 0);
+const issuer = `http://127.0.0.1:${port}`;
+const audience = `${issuer}/api`;
+const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+const jwk = { ...(await exportJWK(privateKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
+
+const BARE_CLIENT = {
+  id: process.env['BENCH_CLIENT_ID'] ?? 'bench',
+  secret: process.env['BENCH_CLIENT_SECRET'] ?? 'bench-secret',
+};
+
+const provider = new Provider(issuer, {
+  clients: [
+    {
+      client_id: BARE_CLIENT.id,
+      client_secret: BARE_CLIENT.secret,
+      grant_types: ['authorization_code', 'refresh_token'],
+      redirect_uris: ['http://127.0.0.1:9/callback'],
+      token_endpoint_auth_method: 'client_secret_basic',
+    },
+  ],
+  jwks: { keys: [jwk] as never },
+  routes: {
+    authorization: '/oauth/authorize',
+    token: '/oauth/token',
+    userinfo: '/oauth/userinfo',
+    jwks: '/oauth/jwks',
+  },
+  findAccount: async (_ctx, sub) => ({
+    accountId: sub,
+    claims: async () => ({ sub, email: 'bench@example.com', email_verified: true, name: 'Bench User' }),
+  }),
+  claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+  scopes: ['openid', 'offline_access', 'email', 'profile'],
+  pkce: { required: () => true },
+  rotateRefreshToken: true,
+  features: {
+    devInteractions: { enabled: false },
+    resourceIndicators: {
+      enabled: true,
+      defaultResource: () => audience,
+      useGrantedResource: () => true,
+      getResourceServerInfo: () => ({
+        scope: 'openid email profile',
+        audience,
+        accessTokenTTL: 600,
+        accessTokenFormat: 'jwt',
+        jwt: { sign: { alg: 'RS256' } },
+      }),
+    },
+  },
+});
+
+/** n refresh tokens of one grant, as a code exchange would have issued them. */
+async function seed(n: number): Promise<string[]> {
+  const client = await provider.Client.find(BARE_CLIENT.id);
+  const grant = new provider.Grant({ accountId: 'bench-user', clientId: BARE_CLIENT.id });
+  grant.addOIDCScope('openid offline_access email profile');
+  grant.addResourceScope(audience, 'openid email profile');
+  const grantId = await grant.save();
+  const now = Math.floor(Date.now() / 1000);
+  const tokens: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const token = new provider.RefreshToken({
+      client: client!,
+      accountId: 'bench-user',
+      grantId,
+      scope: 'openid offline_access email profile',
+      resource: audience,
+      gty: 'authorization_code',
+      authTime: now,
+      iiat: now,
+    } as never);
+    tokens.push(await token.save());
+  }
+  return tokens;
+}
+
+const callback = provider.callback();
+const server = createServer((request, response) => {
+  if (request.url?.startsWith('/seed')) {
+    const n = Number(new URL(request.url, issuer).searchParams.get('n') ?? '1');
+    seed(n).then(
+      (tokens) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(tokens)),
+      (error: unknown) => response.writeHead(500).end(String(error)),
+    );
+    return;
+  }
+  callback(request, response);
+});
+server.listen(port, '127.0.0.1', () => {
+  process.stdout.write(`bare oidc-provider listening on ${issuer}\n`);
+});
+const stop = () => server.close(() => process.exit(0));
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
