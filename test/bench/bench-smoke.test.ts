@@ -68,7 +68,10 @@ test('npm run bench writes bench/results.json in the contract shape', { timeout:
     assert.match(run.stdout, /flood \(10 concurrent wrong-password logins/);
     assert.match(run.stdout, /service RSS: [\d.]+ MiB/);
     assert.match(run.stdout, /POST \/oauth\/token refresh \/ bare oidc-provider: [\d.]+/);
-    assert.match(run.stdout, /authorization-code round trip \(10 browsers\): [\d.]+ flows\/s, \d+ requests each/);
+    assert.match(
+      run.stdout,
+      /authorization-code round trip \(10 browsers\): [\d.]+ flows\/s, \d+ requests each/,
+    );
 
     const results = JSON.parse(readFileSync(out, 'utf8')) as Record<string, unknown>;
     assert.deepEqual(Object.keys(results), ['machine', 'cases', 'hash_per_s', 'extra']);

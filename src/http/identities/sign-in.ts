@@ -4,7 +4,7 @@ import type { UpstreamProfile } from '../../identities/profile.ts';
 import type { UpstreamProvider } from '../../identities/providers/upstream-provider.ts';
 import type { UpstreamFailure } from '../../identities/upstream-failure.ts';
 import { NotFoundError, PasswordConfirmationRequiredError } from '../errors.ts';
-import { completeLogin } from '../login-completion.ts';
+import { completeLogin } from '../login/login-completion.ts';
 import { sendPage } from '../pages.ts';
 import { passwordConfirmed } from '../password-confirmation.ts';
 import { resolveIdentity } from '../plugins/auth.ts';

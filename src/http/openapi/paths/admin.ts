@@ -1,5 +1,5 @@
 import { inviteSchema } from '../../../admin/user-lifecycle.ts';
-import { loginSchema } from '../../login-form.ts';
+import { loginSchema } from '../../login/login-form.ts';
 import { bodySchema } from '../bodies.ts';
 import type { Op } from '../operation.ts';
 import { ref } from '../schemas.ts';

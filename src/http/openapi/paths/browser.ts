@@ -1,7 +1,7 @@
 import { forgotPasswordSchema, resetPasswordSchema } from '../../../auth/password-reset/password-reset.ts';
 import { registrationSchema } from '../../../users/registration.ts';
-import { loginSchema } from '../../login-form.ts';
-import { challengeSchema } from '../../two-factor-challenge.ts';
+import { loginSchema } from '../../login/login-form.ts';
+import { challengeSchema } from '../../login/two-factor-challenge.ts';
 import { bodySchema } from '../bodies.ts';
 import type { Op } from '../operation.ts';
 import { ref } from '../schemas.ts';

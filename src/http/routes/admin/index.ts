@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { twoFactorChallengeRoutes } from '../../login/two-factor-challenge.ts';
 import { clientPanelRoutes } from '../../oauth/panel-clients.ts';
 import { orgPanelRoutes } from '../../orgs/panel.ts';
-import { twoFactorChallengeRoutes } from '../../two-factor-challenge.ts';
 import { adminActionRoutes } from './actions.ts';
 import { adminLoginRoutes } from './login.ts';
 import { adminPageRoutes } from './pages.ts';

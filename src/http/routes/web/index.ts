@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { twoFactorChallengeRoutes } from '../../two-factor-challenge.ts';
+import { twoFactorChallengeRoutes } from '../../login/two-factor-challenge.ts';
 import { csrfCookieRoutes } from './csrf-cookie.ts';
 import { dashboardRoutes } from './dashboard.ts';
 import { emailVerificationRoutes } from './email-verification.ts';

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../../lib/html.ts';
-import { loginHandler } from '../../login-form.ts';
+import { loginHandler } from '../../login/login-form.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { redirectIfAuthenticated, resolveIdentity } from '../../plugins/auth.ts';

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { field, rules, validate, validationError } from '../../../lib/validation.ts';
 import { TooManyRequestsError } from '../../errors.ts';
-import { completeLogin } from '../../login-completion.ts';
+import { completeLogin } from '../../login/login-completion.ts';
+import { passkeyBinding } from '../../login/passkey-session.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage, validateForm } from '../../pages.ts';
-import { passkeyBinding } from '../../passkey-session.ts';
 import { auditContext, formBody } from '../../request-context.ts';
 import { LOGIN_FORM } from '../../throttled-form.ts';
 import { formState } from '../../views/forms.ts';

@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_SECONDS } from '../auth/login/device-cookies.ts';
-import { LOGIN_METHOD_KEY, type LoginMethod, type LoginProof } from '../auth/login/login-method.ts';
-import { newPendingLogin, PENDING_LOGIN_KEY } from '../two-factor/pending-login.ts';
-import type { User } from '../users/user.ts';
-import { expectsJson } from './negotiation.ts';
-import { safeLocalPath } from './request-context.ts';
+import { DEVICE_COOKIE, DEVICE_COOKIE_MAX_AGE_SECONDS } from '../../auth/login/device-cookies.ts';
+import { LOGIN_METHOD_KEY, type LoginMethod, type LoginProof } from '../../auth/login/login-method.ts';
+import { newPendingLogin, PENDING_LOGIN_KEY } from '../../two-factor/pending-login.ts';
+import type { User } from '../../users/user.ts';
+import { expectsJson } from '../negotiation.ts';
+import { safeLocalPath } from '../request-context.ts';
 
 export interface CompletedLogin {
   /** The session guard the user signs into. */

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { field, rules, validate, validationError } from '../lib/validation.ts';
-import { livePendingLogin, PENDING_LOGIN_KEY } from '../two-factor/pending-login.ts';
-import type { Proof } from '../two-factor/two-factor.ts';
+import { field, rules, validate, validationError } from '../../lib/validation.ts';
+import { livePendingLogin, PENDING_LOGIN_KEY } from '../../two-factor/pending-login.ts';
+import type { Proof } from '../../two-factor/two-factor.ts';
+import { expectsJson } from '../negotiation.ts';
+import { sendPage, validateForm } from '../pages.ts';
+import { auditContext, formBody } from '../request-context.ts';
+import { type FormState, formState } from '../views/forms.ts';
+import { twoFactorChallengePage } from '../views/pages/two-factor-challenge.ts';
 import { CHALLENGE_PATHS, completeLogin } from './login-completion.ts';
-import { expectsJson } from './negotiation.ts';
-import { sendPage, validateForm } from './pages.ts';
-import { auditContext, formBody } from './request-context.ts';
-import { type FormState, formState } from './views/forms.ts';
-import { twoFactorChallengePage } from './views/pages/two-factor-challenge.ts';
 
 export interface ChallengeRoutesOptions {
   readonly guard: 'web' | 'admin';

@@ -1,13 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DEVICE_COOKIE } from '../auth/login/device-cookies.ts';
-import type { LoginChannel } from '../auth/login/login.ts';
-import type { Html } from '../lib/html.ts';
-import { field, rules, validate, validationError } from '../lib/validation.ts';
+import { DEVICE_COOKIE } from '../../auth/login/device-cookies.ts';
+import type { LoginChannel } from '../../auth/login/login.ts';
+import type { Html } from '../../lib/html.ts';
+import { field, rules, validate, validationError } from '../../lib/validation.ts';
+import { expectsJson } from '../negotiation.ts';
+import { sendPage, validateForm } from '../pages.ts';
+import { auditContext, formBody } from '../request-context.ts';
+import { type FormState, formState } from '../views/forms.ts';
 import { completeLogin } from './login-completion.ts';
-import { expectsJson } from './negotiation.ts';
-import { sendPage, validateForm } from './pages.ts';
-import { auditContext, formBody } from './request-context.ts';
-import { type FormState, formState } from './views/forms.ts';
 
 /**
  * The seed's login form: email required + e-mail format, password required + min 6, remember optional.
