@@ -115,6 +115,17 @@ await describeApp(
       assert.doesNotMatch(refused.body, /login attempts/);
     });
 
+    test('a page that was only read: the 429 page says it once and offers "Try again" (the same address)', async () => {
+      const app = ctx();
+      const browser = new Browser(app.app, { 'x-forwarded-for': nextIp() });
+      await browser.get('/passkeys/login/options', { accept: 'text/html' });
+      const refused = await browser.get('/passkeys/login/options', { accept: 'text/html' });
+      assert.equal(refused.statusCode, 429);
+      assert.equal(count(refused.body, /Please wait \d+ seconds? and try again\./), 1);
+      assert.doesNotMatch(refused.body, /Too Many Attempts/);
+      assert.match(refused.body, /<a class="button" href="\/passkeys\/login\/options">Try again<\/a>/);
+    });
+
     test('in the page language; JSON clients keep "Too Many Attempts."', async () => {
       const app = ctx();
       const browser = await spentBrowser(app, '/forgot-password?lang=de');
