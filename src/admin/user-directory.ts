@@ -6,6 +6,7 @@ import {
 } from '../auth/tokens/access-tokens.ts';
 import type { Db } from '../db/schema.ts';
 import { type IdentitySummary, listIdentities } from '../identities/identities.repository.ts';
+import { type ConnectedApp, connectedAppsOf } from '../oauth/consents.ts';
 import { listPasskeys, type PasskeySummary } from '../passkeys/passkeys.repository.ts';
 import { toUser, type User } from '../users/user.ts';
 import { findUserById } from '../users/users.repository.ts';
@@ -60,6 +61,8 @@ export interface UserDetail {
   readonly linkedAccounts: readonly IdentitySummary[];
   /** The user's passkeys: name, created, last used, never key material (docs/guides/passkeys.md). */
   readonly passkeys: readonly PasskeySummary[];
+  /** The OpenID Connect clients the user allowed (docs/guides/oidc-provider.md "Connected apps"). */
+  readonly connectedApps: readonly ConnectedApp[];
 }
 
 export interface UserDetailSettings {
@@ -76,12 +79,13 @@ export async function loadUserDetail(
 ): Promise<UserDetail | null> {
   const row = await findUserById(db, userId);
   if (row === undefined) return null;
-  const [tokenList, sessions, activity, linkedAccounts, passkeys] = await Promise.all([
+  const [tokenList, sessions, activity, linkedAccounts, passkeys, connectedApps] = await Promise.all([
     listAccessTokens(db, settings.tokens, userId),
     listLiveSessions(db, userId, 'web', settings.webSessions, now),
     listAuditEntries(db, { userId, limit: 10, offset: 0 }),
     listIdentities(db, userId),
     listPasskeys(db, userId),
+    connectedAppsOf(db, userId),
   ]);
   return {
     user: toUser(row),
@@ -91,5 +95,6 @@ export async function loadUserDetail(
     activityTotal: activity.total,
     linkedAccounts,
     passkeys,
+    connectedApps,
   };
 }

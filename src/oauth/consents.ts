@@ -113,20 +113,23 @@ export function createConsents(deps: ConsentsDeps) {
       });
     },
 
-    async list(userId: number): Promise<ConnectedApp[]> {
-      return (await consentsOfUser(db, userId)).map((row) => ({
-        clientId: row.client_id,
-        name: row.name,
-        scopes: split(row.scope),
-        createdAt: row.created_at,
-        updatedAt: row.updated_at,
-        lastUsedAt: row.last_used_at,
-      }));
-    },
+    list: (userId: number): Promise<ConnectedApp[]> => connectedAppsOf(db, userId),
   };
 }
 
 export type Consents = ReturnType<typeof createConsents>;
+
+/** The clients a user allowed, most recently changed first (the account page's and the panel's list). */
+export async function connectedAppsOf(db: Db, userId: number): Promise<ConnectedApp[]> {
+  return (await consentsOfUser(db, userId)).map((row) => ({
+    clientId: row.client_id,
+    name: row.name,
+    scopes: split(row.scope),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    lastUsedAt: row.last_used_at,
+  }));
+}
 
 /**
  * Puts `allowed` into one of the library's grants: every scope for the ID token and userinfo (OpenID

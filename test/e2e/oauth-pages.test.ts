@@ -18,11 +18,13 @@ describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
   let base: string;
   let page: Page;
   let clientId = '';
+  let userId = 0;
 
   before(async () => {
     app = await openChromiumApp({ env: { IP_AUTH_LIMIT: '0' } });
     ({ t, base, page } = app);
     const user = await t.createUser({ name: 'Ada Lovelace' });
+    userId = user.id;
     const now = Date.now();
     for (const [name, scopes, used] of [
       ['Photo Printer', ['openid', 'email'], null],
@@ -97,6 +99,14 @@ describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
       });
     });
   }
+
+  test('admin-user-connected-apps: a user’s page in the panel with the apps they allowed', async () => {
+    await eachView(page, async (lang, width) => {
+      await page.goto(withLang(`${base}/admin/users/${userId}`, lang));
+      await page.locator('#connected-apps').scrollIntoViewIfNeeded();
+      await checkView(page, 'admin-user-connected-apps', lang, width, { maxTabs: 200 });
+    });
+  });
 
   test('admin-client-new-failed and admin-client: a refused form, then a registration and its page', async () => {
     await eachView(page, async (lang, width) => {

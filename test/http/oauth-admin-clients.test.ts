@@ -168,4 +168,22 @@ await describeApp('oauth panel clients', (ctx) => {
     assert.notEqual(refused.statusCode, 200);
     assert.ok(await stored(t, id), 'nothing refused deleted anything');
   });
+
+  test('a user’s page in the panel lists the apps they allowed, linked to each client', async () => {
+    const user = await t.createUser();
+    const created = await sendJson(panel, 'POST', '/admin/clients', {
+      name: 'Allowed <App>',
+      redirect_uris: ['https://allowed.example/cb'],
+    });
+    const id = created.json().client_id as string;
+    const none = await panel.get(`/admin/users/${user.id}`);
+    assert.ok(!none.body.includes(`/admin/clients/${id}`));
+    await t.services.oauth.consents.remember(user.id, id, ['openid', 'email'], { now: Date.now() });
+    const page = await panel.get(`/admin/users/${user.id}`);
+    const section = /<section class="panel" id="connected-apps">[\s\S]*?<\/section>/.exec(page.body)?.[0];
+    assert.ok(section, 'a Connected apps panel');
+    assert.ok(section.includes('Allowed &lt;App&gt;'));
+    assert.ok(section.includes('openid email'));
+    assert.ok(section.includes(`href="/admin/clients/${id}"`));
+  });
 });

@@ -7,6 +7,7 @@ import { auditTable } from './audit-entries.ts';
 import { actionButton, confirmAction, confirmWithPassword, type Flash, listPanel } from './components.ts';
 import { dateOnly, dateTime, deviceName, emailAddress, relativeTime } from './format.ts';
 import { adminPage } from './shell.ts';
+import { connectedAppsSection } from './user-connected-apps.ts';
 import { passkeysSection } from './user-passkeys.ts';
 import { userBadges } from './users-list.ts';
 
@@ -260,6 +261,7 @@ export function userShowPage(request: FastifyRequest, ctx: UserPageContext): Htm
     ${tokensSection(request, ctx)}
     ${sessionsSection(request, ctx)}
     ${passkeysSection(request, { userId: user.id, userName: user.name, passkeys: ctx.detail.passkeys, ownersOwn: ctx.isOwner && !ctx.isSelf, csrf: ctx.csrf })}
+    ${connectedAppsSection(request, ctx.detail.connectedApps)}
   </div>
   <div class="stack">
     ${accountSection(request, ctx)}
