@@ -1,4 +1,4 @@
-import { ConfigError, integer, type Reader } from './parsers.ts';
+import { boolean, ConfigError, integer, type Reader } from './parsers.ts';
 
 /** The OpenID Connect provider (docs/guides/oidc-provider.md). */
 export interface OidcConfig {
@@ -8,6 +8,8 @@ export interface OidcConfig {
   readonly accessTokenTtlSeconds: number;
   /** OIDC_REFRESH_TOKEN_TTL: seconds a refresh token chain lives, counted from the first one (absolute). */
   readonly refreshTokenTtlSeconds: number;
+  /** OIDC_DYNAMIC_REGISTRATION: POST /oauth/register (RFC 7591) for public clients; off by default. */
+  readonly dynamicRegistration: boolean;
 }
 
 export function oidcConfig(read: Reader, appUrl: string): OidcConfig {
@@ -15,6 +17,7 @@ export function oidcConfig(read: Reader, appUrl: string): OidcConfig {
     issuer: issuer(read('OIDC_ISSUER') ?? appUrl),
     accessTokenTtlSeconds: integer(read, 'OIDC_ACCESS_TOKEN_TTL', 600, 60, 86_400),
     refreshTokenTtlSeconds: integer(read, 'OIDC_REFRESH_TOKEN_TTL', 2_592_000, 300, 31_536_000),
+    dynamicRegistration: boolean(read, 'OIDC_DYNAMIC_REGISTRATION', false),
   };
 }
 

@@ -11,6 +11,7 @@ import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
 import { providerPages } from './provider-pages.ts';
 import { carriedRequest } from './provider-request.ts';
 import { providerRoutes } from './provider-routes.ts';
+import { registrationInDiscovery, registrationRoutes } from './registration-routes.ts';
 import { rpInitiatedLogout } from './rp-logout.ts';
 import { followedSession, sessionSync } from './session-sync.ts';
 import { structuredTokens } from './structured-tokens.ts';
@@ -51,6 +52,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       grantTypeNotAllowed(),
       devicePollInterval(),
       tokenMetrics(app.services.metrics),
+      registrationInDiscovery(config.oidc.dynamicRegistration, config.oidc.issuer),
       rpInitiatedLogout(oauth.queueLogoutNotices),
       // An authorization that issued a code used the user's consent (the connected app's "last used").
       async (ctx, next) => {
@@ -78,5 +80,6 @@ export async function oauthRoutes(app: FastifyInstance) {
   await host.current();
   await app.register(providerRoutes(host));
   await app.register(interactionRoutes(host));
+  await app.register(registrationRoutes);
   await app.register(connectedAppRoutes);
 }

@@ -6,9 +6,9 @@ import type { Op } from '../openapi/operation.ts';
  * 6749's (`{"error", "error_description"}`), not Gatehouse's: `errors: 'oauth'`. Relying parties find
  * these endpoints through discovery; the paths below are its defaults.
  */
-const string = { type: 'string' } as const;
-const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-const oauthError = (description: string) => ({ description, json: ref('OAuthError') });
+export const string = { type: 'string' } as const;
+export const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+export const oauthError = (description: string) => ({ description, json: ref('OAuthError') });
 
 export const OAUTH_SCHEMAS = {
   OAuthError: {
@@ -52,19 +52,6 @@ export const OAUTH_SCHEMAS = {
     required: ['sub'],
     additionalProperties: true,
   },
-  DeviceAuthorization: {
-    type: 'object',
-    properties: {
-      device_code: { ...string, description: 'The secret the device polls the token endpoint with.' },
-      user_code: { ...string, pattern: '^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$' },
-      verification_uri: string,
-      verification_uri_complete: string,
-      expires_in: { type: 'integer' },
-      interval: { type: 'integer' },
-    },
-    required: ['device_code', 'user_code', 'verification_uri', 'expires_in', 'interval'],
-    additionalProperties: false,
-  },
   ProviderMetadata: {
     type: 'object',
     properties: { issuer: string },
@@ -73,7 +60,7 @@ export const OAUTH_SCHEMAS = {
   },
 } satisfies Record<string, JsonSchema>;
 
-const tag = 'OpenID Connect';
+export const tag = 'OpenID Connect';
 
 const discovery: Op = {
   tag,
@@ -102,7 +89,7 @@ const userinfo: Op = {
   },
 };
 
-const clientAuthenticated = (summary: string, ok: Op['responses'][number]): Op => ({
+export const clientAuthenticated = (summary: string, ok: Op['responses'][number]): Op => ({
   tag,
   access: 'client',
   errors: 'oauth',
@@ -112,18 +99,6 @@ const clientAuthenticated = (summary: string, ok: Op['responses'][number]): Op =
     200: ok,
     400: oauthError('A malformed request.'),
     401: oauthError('invalid_client (`WWW-Authenticate: Basic`).'),
-  },
-});
-
-/** /device: a guest is sent to log in first (http/oauth/device-gate.ts). */
-const devicePage = (summary: string, responses: Op['responses']): Op => ({
-  tag,
-  access: 'public',
-  errors: 'oauth',
-  summary,
-  responses: {
-    302: { description: 'A guest is sent to log in first.', headers: { Location: 'The login page.' } },
-    ...responses,
   },
 });
 
@@ -186,39 +161,6 @@ export const oauthPaths: Record<string, Record<string, Op>> = {
     ),
   },
   '/oauth/userinfo': { get: userinfo, post: userinfo },
-  '/oauth/device/auth': {
-    post: clientAuthenticated('Device authorization request (RFC 8628): a code for the person to type', {
-      description: 'The codes, where to type them, how long they live and how often to poll.',
-      json: ref('DeviceAuthorization'),
-    }),
-  },
-  '/device': {
-    get: devicePage('The page where a signed-in person types a device’s code (RFC 8628 §3.3)', {
-      200: { description: 'The code form (with `user_code`: posted on by itself).', text: 'text/html' },
-      400: { description: 'A malformed request (a page).', text: 'text/html' },
-    }),
-    post: devicePage('A typed code: confirmed, then on to the consent page', {
-      200: { description: 'The confirmation, or the form again with what was wrong.', text: 'text/html' },
-      303: { description: 'To the consent page.', headers: { Location: 'The interaction page.' } },
-      400: { description: 'The form was not ours or has expired.', text: 'text/html' },
-      429: {
-        description: 'Too many codes typed (10 a minute per person and per address).',
-        text: 'text/html',
-      },
-    }),
-  },
-  '/device/{uid}': {
-    get: {
-      tag,
-      access: 'public',
-      errors: 'oauth',
-      summary: 'Finishes the device flow after the consent',
-      responses: {
-        200: { description: 'Done (or declined): the person goes back to the device.', text: 'text/html' },
-        400: { description: 'An expired or unknown interaction.', text: 'text/html' },
-      },
-    },
-  },
   '/oauth/introspect': {
     post: clientAuthenticated('Token introspection (RFC 7662): a client learns about its own tokens only', {
       description: '`{"active": false}` for anything expired, revoked, foreign or unknown.',

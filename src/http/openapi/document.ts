@@ -2,6 +2,7 @@ import type { JsonSchema } from '../../lib/validation.ts';
 import type { OrgRoles } from '../../orgs/roles.ts';
 import { identityPaths } from '../identities/openapi.ts';
 import { OAUTH_SCHEMAS, oauthPaths } from '../oauth/openapi.ts';
+import { MACHINE_SCHEMAS, machinePaths } from '../oauth/openapi-machines.ts';
 import { oauthPeoplePaths } from '../oauth/openapi-people.ts';
 import { orgPaths } from '../orgs/openapi.ts';
 import { type Op, operation } from './operation.ts';
@@ -41,6 +42,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     adminPaths,
     opsPaths,
     oauthPaths,
+    machinePaths,
     oauthPeoplePaths,
     identityPaths,
   ];
@@ -64,7 +66,7 @@ export function openApiDocument(settings: DocumentSettings): JsonSchema {
     servers: [{ url: settings.appUrl }],
     paths,
     components: {
-      schemas: { ...SCHEMAS, ...OAUTH_SCHEMAS },
+      schemas: { ...SCHEMAS, ...OAUTH_SCHEMAS, ...MACHINE_SCHEMAS },
       securitySchemes: {
         bearerToken: {
           type: 'http',
