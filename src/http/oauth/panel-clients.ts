@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { clientJson } from '../../cli/client-output.ts';
 import { validationError } from '../../lib/validation.ts';
+import { clientJson } from '../../oauth/client-json.ts';
 import type { OauthClient } from '../../oauth/clients.ts';
 import { NotFoundError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
