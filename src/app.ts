@@ -18,6 +18,7 @@ import { metricsPlugin } from './http/plugins/metrics.ts';
 import { requestLogPlugin } from './http/plugins/request-log.ts';
 import { securityHeadersPlugin } from './http/plugins/security-headers.ts';
 import { sessionPlugin } from './http/plugins/session.ts';
+import { viewContextPlugin } from './http/plugins/view-context.ts';
 import { requestDeadlines } from './http/request-deadlines.ts';
 import { routes } from './http/routes/index.ts';
 import { fastifyTrustProxy } from './http/trust-proxy.ts';
@@ -75,6 +76,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
   await app.register(authPlugin);
   await app.register(authBudgetPlugin);
   await app.register(sessionPlugin);
+  await app.register(viewContextPlugin);
   await app.register(csrfPlugin);
   await app.register(corsPlugin);
   await app.register(requestLogPlugin);

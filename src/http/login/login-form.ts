@@ -6,7 +6,7 @@ import { field, rules, validate, validationError } from '../../lib/validation.ts
 import { expectsJson } from '../negotiation.ts';
 import { sendPage, validateForm } from '../pages.ts';
 import { auditContext, formBody } from '../request-context.ts';
-import { type FormState, formState } from '../views/forms.ts';
+import { type FormSession, type FormState, formState } from '../views/forms.ts';
 import { completeLogin } from './login-completion.ts';
 
 /**
@@ -80,5 +80,15 @@ export function loginHandler(app: FastifyInstance, form: LoginForm) {
       proof: 'password',
       twoFactorOwed: result.twoFactor,
     });
+  };
+}
+
+/** The form facts of a guard's session for a login or challenge page (views/forms.ts FormSession). */
+export async function formSession(request: FastifyRequest, guard: string): Promise<FormSession> {
+  const session = await request.sessionOf(guard).load();
+  return {
+    csrfToken: session.csrfToken(),
+    status: session.flashed('status'),
+    offersRememberMe: session.cookies.offersRememberMe,
   };
 }

@@ -8,6 +8,7 @@ import { auditContext, formBody } from '../request-context.ts';
 import { type FormState, formState } from '../views/forms.ts';
 import { twoFactorChallengePage } from '../views/pages/two-factor-challenge.ts';
 import { CHALLENGE_PATHS, completeLogin } from './login-completion.ts';
+import { formSession } from './login-form.ts';
 
 export interface ChallengeRoutesOptions {
   readonly guard: 'web' | 'admin';
@@ -34,10 +35,10 @@ export function twoFactorChallengeRoutes(options: ChallengeRoutesOptions) {
     const recoveryMode = (request: FastifyRequest) =>
       (request.query as Record<string, unknown> | undefined)?.['recovery'] === '1' ||
       Object.hasOwn(formBody(request), 'recovery_code');
-    const render = (request: FastifyRequest, state: FormState) =>
+    const render = async (request: FastifyRequest, state: FormState) =>
       twoFactorChallengePage(request, state, {
         action: path,
-        guard: options.guard,
+        session: await formSession(request, options.guard),
         loginPath: options.loginPath,
         recovery: recoveryMode(request),
         variant: options.variant,

@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../lib/html.ts';
 import { safeLocalPath } from '../request-context.ts';
 import { type Account, layout } from './layout.ts';
+import type { ViewContext } from './view-context.ts';
 
 export interface ErrorPageView {
   readonly status: number;
@@ -26,7 +26,7 @@ const KNOWN = new Set([403, 404, 419, 429, 500, 503]);
  * Error pages in plain language (404, 403, 419, 429, 500, 503, and a generic one), each with a way on:
  * back to the page before, home or the dashboard, and — where a session may have ended — log in again.
  */
-export function errorPage(request: FastifyRequest, view: ErrorPageView): Html {
+export function errorPage(request: ViewContext, view: ErrorPageView): Html {
   const t = request.t;
   const kind = KNOWN.has(view.status) ? String(view.status) : view.status >= 500 ? '500' : 'other';
   // 419 keeps Laravel's page title, "Page Expired" (docs/reference/errors.md); the text below explains it.

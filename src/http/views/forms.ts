@@ -152,6 +152,14 @@ export function checkbox(state: FormState, name: string, label: string): Html {
 </div>`;
 }
 
+/** What a form page shows of the browser's session: its CSRF token, the status flashed to it. */
+export interface FormSession {
+  readonly csrfToken: string;
+  readonly status: unknown;
+  /** Whether this guard has remember-me at all (the panel's has not): the login form's box. */
+  readonly offersRememberMe: boolean;
+}
+
 export function statusMessage(message: unknown): Html {
   return typeof message === 'string' && message !== ''
     ? html`<div class="status" role="status">${message}</div>`

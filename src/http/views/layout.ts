@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../lib/html.ts';
 import { csrfField } from './forms.ts';
+import type { ViewContext } from './view-context.ts';
 
 /** The signed-in web user, for the header's account links and its log-out button. */
 export interface Account {
@@ -26,9 +26,9 @@ export interface LayoutOptions {
  * The page frame shared by web and admin pages: app name, language switcher, one stylesheet, one
  * small script (progressive enhancement only: every page works without it) and the favicon.
  */
-export function layout(request: FastifyRequest, options: LayoutOptions): Html {
+export function layout(request: ViewContext, options: LayoutOptions): Html {
   const { t } = request;
-  const { appName } = request.server.services.config;
+  const { appName } = request.site;
   const [rawPath = '/', query = ''] = splitUrl(request.url);
   const path = sitePath(rawPath);
   return html`<!doctype html>
@@ -62,12 +62,12 @@ ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>
  * One link per language to this very page, its query kept (a prefilled e-mail, a search) and only
  * `lang` replaced.
  */
-function languageLinks(request: FastifyRequest, path: string, query: string): Html {
+function languageLinks(request: ViewContext, path: string, query: string): Html {
   const params = new URLSearchParams(query);
   params.delete('lang');
   const kept = params.toString();
   const prefix = `${path}?${kept === '' ? '' : `${kept}&`}lang=`;
-  return html`${request.server.services.i18n.locales.map(
+  return html`${request.site.locales.map(
     (l) =>
       html`<a href="${prefix}${l}" hreflang="${l}" lang="${l}"${l === request.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
   )}`;
@@ -95,7 +95,7 @@ function navLink(href: string, label: string, path: string): Html {
   return html`<a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a>`;
 }
 
-function accountNav(request: FastifyRequest, account: Account | null | undefined, path: string): Html {
+function accountNav(request: ViewContext, account: Account | null | undefined, path: string): Html {
   const { t } = request;
   if (account === undefined) return html``;
   if (account === null) {

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { Translate } from '../../i18n/i18n.ts';
 import { type Html, html } from '../../lib/html.ts';
 
 /**
@@ -23,21 +23,29 @@ export function signInFailurePath(reason: SignInFailure, provider: string): stri
   return `/login?${new URLSearchParams({ sign_in_error: reason, provider })}`;
 }
 
-/** The translated failure a /login request names, or null. */
-export function signInFailureMessage(request: FastifyRequest): string | null {
-  const query = request.query as Record<string, unknown>;
+/** A provider as the login pages show it. */
+export interface ProviderChoice {
+  readonly name: string;
+  readonly label: string;
+}
+
+/** The translated failure a /login request's query names (`labelOf` a configured provider), or null. */
+export function signInFailureMessage(
+  t: Translate,
+  query: Record<string, unknown>,
+  labelOf: (name: string) => string | undefined,
+): string | null {
   const reason = query['sign_in_error'];
   const name = query['provider'];
   if (typeof reason !== 'string' || !(SIGN_IN_FAILURES as readonly string[]).includes(reason)) return null;
   if (typeof name !== 'string') return null;
-  const provider = request.server.services.identities.providers.get(name);
-  if (provider === undefined) return null;
-  return request.t(`identities.failure.${reason}`, { provider: provider.label });
+  const label = labelOf(name);
+  if (label === undefined) return null;
+  return t(`identities.failure.${reason}`, { provider: label });
 }
 
 /** The failure as the login page shows it: an alert above the form. */
-export function signInFailureAlert(request: FastifyRequest): Html {
-  const message = signInFailureMessage(request);
+export function signInFailureAlert(message: string | null): Html {
   return message === null ? html`` : html`<div class="notice" role="alert"><p>${message}</p></div>`;
 }
 
@@ -46,10 +54,8 @@ export function signInFailureAlert(request: FastifyRequest): Html {
  * document could not be read has no button until it can). Plain links: /assets/login-providers.js adds
  * `remember=1` when "Remember me" is ticked on the same page.
  */
-export function providerButtons(request: FastifyRequest): Html | null {
-  const providers = request.server.services.identities.providers.available;
+export function providerButtons(t: Translate, providers: readonly ProviderChoice[]): Html | null {
   if (providers.length === 0) return null;
-  const t = request.t;
   return html`<div class="login-providers">
     <p class="divider"><span>${t('passkeys.or')}</span></p>
     <ul class="provider-list">

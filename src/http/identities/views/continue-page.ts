@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { layout } from '../../views/layout.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 
 /**
  * The page a link from the account page passes through on its way to the provider: it moves on at once
@@ -9,7 +9,7 @@ import { layout } from '../../views/layout.ts';
  * redirect a form submission follows to the page's CSP `form-action 'self'` — a redirect to the
  * provider's origin would be blocked (docs/guides/login-providers.md).
  */
-export function continuePage(request: FastifyRequest, provider: string, url: string): Html {
+export function continuePage(request: ViewContext, provider: string, url: string): Html {
   const t = request.t;
   return layout(request, {
     title: t('identities.continue_title', { provider }),

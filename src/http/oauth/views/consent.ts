@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField } from '../../views/forms.ts';
 import { layout } from '../../views/layout.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 import { scopeDescriptions } from './scope-descriptions.ts';
 
 export interface ConsentView {
@@ -18,9 +18,9 @@ export interface ConsentView {
  * The consent screen (docs/guides/oidc-provider.md "Consent"): who asks, as whom, for what — each
  * scope in plain words — and where the browser goes next. Two buttons of one form; no script needed.
  */
-export function consentPage(request: FastifyRequest, view: ConsentView): Html {
+export function consentPage(request: ViewContext, view: ConsentView): Html {
   const { t } = request;
-  const { appName } = request.server.services.config;
+  const { appName } = request.site;
   const title = t('oauth.consent.title', { client: view.clientName });
   return layout(request, {
     title,

@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { layout } from '../../views/layout.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 
 /**
  * The step between an interaction (a login, the consent) and the client: a page that moves on by
@@ -8,7 +8,7 @@ import { layout } from '../../views/layout.ts';
  * Safari hold the redirect chain of a form submission to the form page's CSP `form-action`, which names
  * only this site — the client's redirect URI at the end of that chain would be refused.
  */
-export function continuePage(request: FastifyRequest, target: string): Html {
+export function continuePage(request: ViewContext, target: string): Html {
   const { t } = request;
   return layout(request, {
     title: t('oauth.continue.title'),

@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { input } from '../../views/forms.ts';
 import { layout } from '../../views/layout.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 
 /** The device flow's code form (RFC 8628 §3.3): what the library needs back, and what went wrong. */
 export interface DeviceCodeView {
@@ -20,9 +20,9 @@ export interface DeviceCodeView {
  * "Connect a device" (docs/guides/oidc-provider.md "Device flow"): one labelled field for the
  * XXXX-XXXX code, its error beside it. No script: the form posts to the library's /device.
  */
-export function deviceCodePage(request: FastifyRequest, view: DeviceCodeView): Html {
+export function deviceCodePage(request: ViewContext, view: DeviceCodeView): Html {
   const { t } = request;
-  const { appName } = request.server.services.config;
+  const { appName } = request.site;
   const error = view.error ? t(`oauth.device.errors.${view.error.key}`, view.error.values) : undefined;
   const state = {
     old: { user_code: view.userCode ?? '' },
@@ -57,7 +57,7 @@ export interface DeviceConfirmView {
 }
 
 /** The code typed, shown back beside the client's name: the person checks it is their device. */
-export function deviceConfirmPage(request: FastifyRequest, view: DeviceConfirmView): Html {
+export function deviceConfirmPage(request: ViewContext, view: DeviceConfirmView): Html {
   const { t } = request;
   const title = t('oauth.device.confirm_title', { client: view.clientName });
   return layout(request, {
@@ -79,7 +79,7 @@ export function deviceConfirmPage(request: FastifyRequest, view: DeviceConfirmVi
 }
 
 /** The end of the flow in the browser: the device picks its tokens up at its next poll. */
-export function deviceDonePage(request: FastifyRequest): Html {
+export function deviceDonePage(request: ViewContext): Html {
   const { t } = request;
   return layout(request, {
     title: t('oauth.device.done_title'),

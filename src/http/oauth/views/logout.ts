@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { layout } from '../../views/layout.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 
 export interface LogoutView {
   /** The client that asked (from its id_token_hint or client_id), when known. */
@@ -15,9 +15,9 @@ export interface LogoutView {
  * session with a bare link, the person confirms with a form that carries the library's xsrf value.
  * Works without JavaScript.
  */
-export function logoutPage(request: FastifyRequest, view: LogoutView): Html {
+export function logoutPage(request: ViewContext, view: LogoutView): Html {
   const { t } = request;
-  const { appName } = request.server.services.config;
+  const { appName } = request.site;
   const question = view.clientName
     ? t('oauth.logout.question_client', { client: view.clientName, app: appName })
     : t('oauth.logout.question', { app: appName });
@@ -38,9 +38,9 @@ export function logoutPage(request: FastifyRequest, view: LogoutView): Html {
 }
 
 /** After a logout that named no post_logout_redirect_uri: where the browser stops. */
-export function loggedOutPage(request: FastifyRequest, clientName: string | null): Html {
+export function loggedOutPage(request: ViewContext, clientName: string | null): Html {
   const { t } = request;
-  const { appName } = request.server.services.config;
+  const { appName } = request.site;
   return layout(request, {
     title: t('oauth.logout.done_title'),
     account: null,

@@ -1,16 +1,16 @@
-import type { FastifyRequest } from 'fastify';
 import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { GRANT_TYPES, type OauthClient } from '../../../oauth/clients.ts';
 import { adminPage } from '../../views/admin/shell.ts';
 import { csrfField, type FormState, formTitle, input } from '../../views/forms.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 
 /**
  * GET /admin/clients/new (docs/guides/admin-panel.md "OpenID Connect clients"): what `clients:create`
  * asks, as a form — name, redirect and post-logout URIs one a line, grant types, public or
  * confidential, trusted. The rules are the CLI's; a refused form comes back with each problem at its field.
  */
-export function newClientPage(request: FastifyRequest, state: FormState, csrf: string): Html {
+export function newClientPage(request: ViewContext, state: FormState, csrf: string): Html {
   const t = request.t;
   const old = state.old ?? {};
   const picked = (grant: string) => {

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import type { OauthClient } from '../../../oauth/clients.ts';
 import { badge, confirmAction, emptyState, type Flash } from '../../views/admin/components.ts';
@@ -6,6 +5,7 @@ import { dateTime } from '../../views/admin/format.ts';
 import { adminPage } from '../../views/admin/shell.ts';
 import { csrfField, type FormState, formTitle } from '../../views/forms.ts';
 import { cell } from '../../views/table.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 import { uriFields } from './panel-client-form.ts';
 
 /** A secret to show once: after a registration or a rotation, on the client's page, never again. */
@@ -15,7 +15,7 @@ export interface ShownSecret {
 }
 
 /** GET /admin/clients (docs/guides/admin-panel.md "OpenID Connect clients"): every registered client. */
-export function clientsPage(request: FastifyRequest, clients: readonly OauthClient[], flash: Flash | null) {
+export function clientsPage(request: ViewContext, clients: readonly OauthClient[], flash: Flash | null) {
   const t = request.t;
   const label = {
     name: t('oauth.panel.fields.name'),
@@ -62,7 +62,7 @@ export interface ClientView {
 }
 
 /** GET /admin/clients/{id}: the client's facts, the secret once, edit, rotate secret, delete. */
-export function clientPage(request: FastifyRequest, view: ClientView): Html {
+export function clientPage(request: ViewContext, view: ClientView): Html {
   const t = request.t;
   const { client, csrf } = view;
   const list = (values: readonly string[]) =>
@@ -119,7 +119,7 @@ export function clientPage(request: FastifyRequest, view: ClientView): Html {
   });
 }
 
-function typeBadges(request: FastifyRequest, client: OauthClient): Html {
+function typeBadges(request: ViewContext, client: OauthClient): Html {
   const t = request.t;
   return html`${badge(t(client.public ? 'oauth.panel.badge_public' : 'oauth.panel.badge_confidential'), 'muted')}${client.trusted ? html` ${badge(t('oauth.panel.trusted'), 'accent')}` : ''}`;
 }

@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { layout } from '../../views/layout.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 
 export interface ProviderErrorView {
   readonly status: number;
@@ -14,7 +14,7 @@ export interface ProviderErrorView {
  * unknown client, a redirect URI that is not registered (never followed: RFC 6749 §4.1.2.1), an
  * expired or broken interaction. Plain words first, the technical reason for whoever debugs the client.
  */
-export function providerErrorPage(request: FastifyRequest, view: ProviderErrorView): Html {
+export function providerErrorPage(request: ViewContext, view: ProviderErrorView): Html {
   const { t } = request;
   const server = view.status >= 500;
   const title = server ? t('http.errors.500.title') : t('oauth.error.title');

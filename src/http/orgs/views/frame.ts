@@ -1,14 +1,14 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import type { OrgMembership } from '../../../orgs/memberships.ts';
 import type { User } from '../../../users/user.ts';
 import { statusMessage } from '../../views/forms.ts';
 import { layout } from '../../views/layout.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 import { orgSwitcher } from './switcher.ts';
 
 /** What every organization page is given: who is looking, their organizations, the session's choice. */
 export interface OrgView {
-  readonly request: FastifyRequest;
+  readonly request: ViewContext;
   readonly user: User;
   readonly csrfToken: string;
   readonly memberships: readonly OrgMembership[];
@@ -71,7 +71,7 @@ export function orgFrame(view: OrgView, options: OrgFrameOptions): Html {
 }
 
 /** A role as people read it: the built-in ones translated, a role of ORG_ROLES by its name. */
-export function roleLabel(t: FastifyRequest['t'], role: string): string {
+export function roleLabel(t: ViewContext['t'], role: string): string {
   const key = `orgs.roles.${role}`;
   const label = t(key);
   return label === key || label === '' ? role : label;

@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { Page } from '../../../admin/paging.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { OrgListing, OrgRecord } from '../../../orgs/directory.ts';
@@ -6,14 +5,11 @@ import { emptyState, listPanel, pagination } from '../../views/admin/components.
 import { dateOnly, dateTime } from '../../views/admin/format.ts';
 import { adminPage } from '../../views/admin/shell.ts';
 import { cell } from '../../views/table.ts';
+import type { ViewContext } from '../../views/view-context.ts';
 import { roleLabel } from './frame.ts';
 
 /** /admin/orgs: every organization, searchable by name or slug, newest first. */
-export function panelOrganizationsPage(
-  request: FastifyRequest,
-  search: string,
-  page: Page<OrgListing>,
-): Html {
+export function panelOrganizationsPage(request: ViewContext, search: string, page: Page<OrgListing>): Html {
   const t = request.t;
   const label = {
     name: t('orgs.name'),
@@ -54,7 +50,7 @@ export function panelOrganizationsPage(
 }
 
 /** /admin/orgs/{id}: the members with their roles, and the pending invitations. */
-export function panelOrganizationPage(request: FastifyRequest, org: OrgRecord): Html {
+export function panelOrganizationPage(request: ViewContext, org: OrgRecord): Html {
   const t = request.t;
   const none = html`<span class="muted">—</span>`;
   const members = org.members.map(

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { html } from '../../../lib/html.ts';
-import { loginHandler } from '../../login/login-form.ts';
+import { formSession, loginHandler } from '../../login/login-form.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { redirectIfAuthenticated } from '../../plugins/auth.ts';
@@ -14,10 +14,10 @@ import { loginPage } from '../../views/pages/login.ts';
  * gets the answer of a wrong password (auth.failed, same status and timing) and no session.
  */
 export async function adminLoginRoutes(app: FastifyInstance) {
-  const render = (request: FastifyRequest, state: FormState) =>
+  const render = async (request: FastifyRequest, state: FormState) =>
     loginPage(request, state, {
       action: '/admin/login',
-      guard: 'admin',
+      session: await formSession(request, 'admin'),
       title: request.t('admin.login.title'),
       lead: request.t('admin.login.lead'),
       variant: 'admin',

@@ -54,6 +54,7 @@ export async function adminPageRoutes(app: FastifyInstance) {
         twoFactor: await services.auth.twoFactor.state(id),
         csrf: request.sessionOf('admin').csrfToken(),
         flash: takeFlash(request),
+        providerLabel: services.identities.labelOf,
       }),
     );
   });

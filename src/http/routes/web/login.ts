@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { html } from '../../../lib/html.ts';
-import { loginHandler } from '../../login/login-form.ts';
+import { formSession, loginHandler } from '../../login/login-form.ts';
 import { expectsJson } from '../../negotiation.ts';
 import { sendPage } from '../../pages.ts';
 import { redirectIfAuthenticated, resolveIdentity } from '../../plugins/auth.ts';
 import { LOGIN_FORM } from '../../throttled-form.ts';
 import type { FormState } from '../../views/forms.ts';
-import { providerButtons, signInFailureAlert } from '../../views/login-providers.ts';
+import { providerButtons, signInFailureAlert, signInFailureMessage } from '../../views/login-providers.ts';
 import { loginPage } from '../../views/pages/login.ts';
 
 /**
@@ -15,16 +15,24 @@ import { loginPage } from '../../views/pages/login.ts';
  * sent the visitor (forward auth).
  */
 export async function webLoginPage(request: FastifyRequest, state: FormState) {
+  const { providers } = request.server.services.identities;
+  const { relyingParty } = request.server.services.passkeys;
   return loginPage(request, state, {
     action: '/login',
-    guard: 'web',
+    session: await formSession(request, 'web'),
     title: request.t('pages.log_in'),
     lead: await lead(request),
     account: null,
     // Only where browsers can use them: not when APP_URL names an IP address (passkeys/relying-party.ts).
-    passkeys: request.server.services.passkeys.relyingParty.usable,
-    providers: providerButtons(request),
-    alert: signInFailureAlert(request),
+    passkeys: relyingParty.usable ? { origin: relyingParty.origin } : null,
+    providers: providerButtons(request.t, providers.available),
+    alert: signInFailureAlert(
+      signInFailureMessage(
+        request.t,
+        request.query as Record<string, unknown>,
+        (name) => providers.get(name)?.label,
+      ),
+    ),
     links: html`<p class="links"><a href="/forgot-password">${request.t('pages.forgot_password')}</a></p>
   <p class="links">${request.t('pages.no_account')} <a href="/register">${request.t('pages.register')}</a></p>`,
   });

@@ -7,13 +7,19 @@ import { emailTaken, refuseForm, sendPage, validateForm } from '../../pages.ts';
 import { redirectIfAuthenticated } from '../../plugins/auth.ts';
 import { auditContext } from '../../request-context.ts';
 import type { FormState } from '../../views/forms.ts';
+import { providerButtons } from '../../views/login-providers.ts';
 import { registerPage } from '../../views/pages/register.ts';
 
 /** GET/POST /register (docs/guides/sessions-and-spas.md): success logs the new user in and goes to /dashboard. */
 export async function registerRoutes(app: FastifyInstance) {
   const { services } = app;
   const render = async (request: FastifyRequest, state: FormState) =>
-    registerPage(request, state, (await request.sessionOf('web').load()).csrfToken());
+    registerPage(
+      request,
+      state,
+      (await request.sessionOf('web').load()).csrfToken(),
+      providerButtons(request.t, services.identities.providers.available),
+    );
 
   app.get(
     '/register',

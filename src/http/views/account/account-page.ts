@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { breakableEmail } from '../format.ts';
 import { statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 import { type AccountArea, type AccountPageContext, areaPath } from './page.ts';
 
 /**
@@ -16,7 +16,7 @@ import { type AccountArea, type AccountPageContext, areaPath } from './page.ts';
  * keeps the navigation's "current" mark in step with the fragment).
  */
 export async function accountPage(
-  request: FastifyRequest,
+  request: ViewContext,
   context: AccountPageContext,
   areas: readonly AccountArea[],
   open: AccountArea,
@@ -61,7 +61,7 @@ export interface AccountFrame {
  * then the page. Pages under an area (the two-factor setup, under Security) use it too, so a person
  * never leaves the area's navigation.
  */
-export function accountFrame(request: FastifyRequest, frame: AccountFrame): Html {
+export function accountFrame(request: ViewContext, frame: AccountFrame): Html {
   const { t, user, areas, current } = frame;
   return layout(request, {
     title: `${frame.title ?? t(`account.area.${current.id}`)} · ${t('account.title')}`,

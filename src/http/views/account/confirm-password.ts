@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, formTitle, input } from '../forms.ts';
 import { type Account, layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 /** Laravel's "secure area" page: the password once more before a sensitive action. */
-export function confirmPasswordPage(request: FastifyRequest, state: FormState, account: Account): Html {
+export function confirmPasswordPage(request: ViewContext, state: FormState, account: Account): Html {
   const t = request.t;
   return layout(request, {
     title: formTitle(t, t('account.confirm_title'), state),

@@ -1,9 +1,9 @@
-import type { FastifyRequest } from 'fastify';
 import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html, raw } from '../../../lib/html.ts';
 import type { TwoFactorState } from '../../../two-factor/two-factor.ts';
 import type { User } from '../../../users/user.ts';
 import { csrfField, type FormState, formTitle, input } from '../forms.ts';
+import type { ViewContext } from '../view-context.ts';
 import { accountFrame } from './account-page.ts';
 import type { AccountArea } from './page.ts';
 
@@ -35,7 +35,7 @@ export const SETUP_FORM_FIELD = 'setup_form';
  * ones, turning it off. No script needed: the copy buttons appear only when /assets/app.js runs; the
  * download is a plain link.
  */
-export function twoFactorPage(request: FastifyRequest, state: FormState, view: TwoFactorView): Html {
+export function twoFactorPage(request: ViewContext, state: FormState, view: TwoFactorView): Html {
   const { t } = view;
   const body =
     view.state.status === 'off'

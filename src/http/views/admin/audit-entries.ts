@@ -1,12 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import type { AuditEntry, AuditPerson } from '../../../admin/audit-log.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { cell } from '../table.ts';
+import type { ViewContext } from '../view-context.ts';
 import { badge, emptyState, type Tone } from './components.ts';
 import { dateTime, emailAddress, relativeTime } from './format.ts';
 
 /** A translated name for an event; events added later without a translation show their raw name. */
-export function eventLabel(request: FastifyRequest, event: string): string {
+export function eventLabel(request: ViewContext, event: string): string {
   const key = `admin.events.${event.replace(/\./g, '_')}`;
   const label = request.t(key);
   return label === key || label === '' ? event : label;
@@ -19,11 +19,7 @@ function eventTone(event: string): Tone {
   return 'muted';
 }
 
-function personCell(
-  request: FastifyRequest,
-  person: AuditPerson | null,
-  fallback: Html | string = '—',
-): Html {
+function personCell(request: ViewContext, person: AuditPerson | null, fallback: Html | string = '—'): Html {
   if (person === null) return html`<span class="muted">${fallback}</span>`;
   if (person.name === null)
     return html`<span class="muted">#${person.id} (${request.t('admin.audit.deleted_user')})</span>`;
@@ -34,7 +30,7 @@ function personCell(
  * A stored detail value as a person reads it: known words ("all", "web", "api") translated
  * (admin.values.<key>.<value>), anything else as stored.
  */
-function detailValue(request: FastifyRequest, key: string, value: unknown): string {
+function detailValue(request: ViewContext, key: string, value: unknown): string {
   const text = String(value);
   const id = `admin.values.${key}.${text}`;
   const label = /^[a-z_]+$/.test(text) ? request.t(id) : id;
@@ -42,7 +38,7 @@ function detailValue(request: FastifyRequest, key: string, value: unknown): stri
 }
 
 /** A detail's translated name ("token_id" → "Token"); unknown keys show with spaces for underscores. */
-function detailLabel(request: FastifyRequest, key: string): string {
+function detailLabel(request: ViewContext, key: string): string {
   const id = `admin.details.${key}`;
   const label = request.t(id);
   return label === id || label === '' ? key.replace(/_/g, ' ') : label;
@@ -55,7 +51,7 @@ const COMMAND_LINE_EVENTS = /^admin\.(created|user\.panel_(granted|revoked))$/;
  * The event's details as "name value" pairs (audit rows never hold secrets, so all are shown), minus
  * an e-mail that merely repeats the subject shown beside it.
  */
-function detailsCell(request: FastifyRequest, entry: AuditEntry): Html {
+function detailsCell(request: ViewContext, entry: AuditEntry): Html {
   const pairs = Object.entries(entry.details).filter(
     ([k, v]) => v !== null && typeof v !== 'object' && !(k === 'email' && v === entry.subject?.email),
   );
@@ -67,7 +63,7 @@ function detailsCell(request: FastifyRequest, entry: AuditEntry): Html {
  * Who acted: "Same user" when people act on themselves; "Command line" only for the events the CLI
  * writes without an actor. A failed panel sign-in has no actor at all: nobody was signed in.
  */
-function actorCell(request: FastifyRequest, entry: AuditEntry, system: string): Html {
+function actorCell(request: ViewContext, entry: AuditEntry, system: string): Html {
   if (entry.actor !== null && entry.actor.id === entry.subject?.id) {
     return html`<span class="muted">${request.t('admin.audit.self')}</span>`;
   }
@@ -81,7 +77,7 @@ export interface AuditTableOptions {
 }
 
 export function auditTable(
-  request: FastifyRequest,
+  request: ViewContext,
   entries: readonly AuditEntry[],
   options: AuditTableOptions,
 ): Html {

@@ -1,8 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import { AUDIT_GROUPS, type AuditEntry, type AuditGroup } from '../../../admin/audit-log.ts';
 import type { Page } from '../../../admin/paging.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
+import type { ViewContext } from '../view-context.ts';
 import { auditTable } from './audit-entries.ts';
 import { emptyState, pagination } from './components.ts';
 import { adminPage } from './shell.ts';
@@ -15,7 +15,7 @@ export interface AuditFilter {
   readonly group: AuditGroup | null;
 }
 
-export function auditLogPage(request: FastifyRequest, filter: AuditFilter, page: Page<AuditEntry>): Html {
+export function auditLogPage(request: ViewContext, filter: AuditFilter, page: Page<AuditEntry>): Html {
   const t = request.t;
   const groups = Object.keys(AUDIT_GROUPS) as AuditGroup[];
   const unknownUser = filter.userInput !== '' && filter.user === null;

@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import type { Page } from '../../../admin/paging.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField } from '../forms.ts';
+import type { ViewContext } from '../view-context.ts';
 
 export type Tone = 'ok' | 'warn' | 'danger' | 'muted' | 'accent';
 
@@ -78,7 +78,7 @@ export function flashMessage(flash: Flash | null): Html {
 }
 
 /** Prev/next links that keep the other query parameters (search, sort, filters). */
-export function pagination(request: FastifyRequest, page: Page<unknown>): Html {
+export function pagination(request: ViewContext, page: Page<unknown>): Html {
   if (page.total === 0) return html``;
   const t = request.t;
   const from = (page.page - 1) * page.pageSize + 1;

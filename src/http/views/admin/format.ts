@@ -1,13 +1,13 @@
-import type { FastifyRequest } from 'fastify';
 import { DAY, HOUR, MINUTE } from '../../../lib/clock.ts';
 import { type Html, html } from '../../../lib/html.ts';
+import type { ViewContext } from '../view-context.ts';
 
 /**
  * Dates in the panel: absolute times in UTC (the server does not know the admin's time zone, and an
  * audit trail must be unambiguous), relative times ("5 minutes ago") where recency is what matters,
  * both in the request's language with the exact ISO instant in a tooltip.
  */
-export function dateTime(request: FastifyRequest, ms: number | null): Html {
+export function dateTime(request: ViewContext, ms: number | null): Html {
   if (ms === null) return html`<span class="muted">—</span>`;
   const formatted = new Intl.DateTimeFormat(request.locale, {
     dateStyle: 'medium',
@@ -18,7 +18,7 @@ export function dateTime(request: FastifyRequest, ms: number | null): Html {
   return html`<time datetime="${iso}" title="${iso}">${formatted} UTC</time>`;
 }
 
-export function dateOnly(request: FastifyRequest, ms: number): Html {
+export function dateOnly(request: ViewContext, ms: number): Html {
   const formatted = new Intl.DateTimeFormat(request.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
     ms,
   );
@@ -34,9 +34,9 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', MINUTE],
 ];
 
-export function relativeTime(request: FastifyRequest, ms: number | null): Html {
+export function relativeTime(request: ViewContext, ms: number | null): Html {
   if (ms === null) return html`<span class="muted">${request.t('admin.never')}</span>`;
-  const now = request.server.services.clock.now();
+  const now = request.site.now();
   const diff = ms - now;
   const format = new Intl.RelativeTimeFormat(request.locale, { numeric: 'auto' });
   const unit = UNITS.find(([, size]) => Math.abs(diff) >= size);

@@ -1,6 +1,6 @@
-import type { FastifyRequest } from 'fastify';
 import type { Overview } from '../../../admin/overview.ts';
 import { type Html, html } from '../../../lib/html.ts';
+import type { ViewContext } from '../view-context.ts';
 import { auditTable } from './audit-entries.ts';
 import type { Flash } from './components.ts';
 import { adminPage } from './shell.ts';
@@ -12,7 +12,7 @@ function stat(label: string, value: string, note: Html | string, href?: string, 
     : html`<div class="stat${tone ? ` stat-${tone}` : ''}">${inner}</div>`;
 }
 
-export function adminHomePage(request: FastifyRequest, overview: Overview, flash: Flash | null): Html {
+export function adminHomePage(request: ViewContext, overview: Overview, flash: Flash | null): Html {
   const t = request.t;
   const n = (value: number) => new Intl.NumberFormat(request.locale).format(value);
   const verifiedShare =

@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 import { type Flash, flashMessage } from './components.ts';
 
 export type AdminSection = 'overview' | 'users' | 'organizations' | 'clients' | 'audit' | 'webhooks';
@@ -23,10 +23,10 @@ export interface AdminPageOptions {
  * The panel's frame inside the shared layout (variant "admin"): a section bar with the signed-in
  * admin and a logout button, then the page's title, status message and content.
  */
-export function adminPage(request: FastifyRequest, options: AdminPageOptions): Html {
+export function adminPage(request: ViewContext, options: AdminPageOptions): Html {
   const t = request.t;
   const admin = request.identity?.user;
-  const csrf = request.sessionOf('admin').csrfToken();
+  const csrf = request.csrfToken('admin');
   const link = (section: AdminSection, href: string, label: string) =>
     html`<a href="${href}"${options.section === section ? html` aria-current="page"` : ''}>${label}</a>`;
   return layout(request, {

@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, formTitle, input } from '../forms.ts';
+import type { ViewContext } from '../view-context.ts';
 import { adminPage } from './shell.ts';
 
 /** GET /admin/users/new: name and address; the invitation mail lets the person choose a password. */
-export function inviteUserPage(request: FastifyRequest, state: FormState, csrf: string): Html {
+export function inviteUserPage(request: ViewContext, state: FormState, csrf: string): Html {
   const t = request.t;
   return adminPage(request, {
     title: formTitle(t, t('admin.invite.title'), state),

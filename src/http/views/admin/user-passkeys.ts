@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import type { PasskeySummary } from '../../../passkeys/passkeys.repository.ts';
 import { cell } from '../table.ts';
+import type { ViewContext } from '../view-context.ts';
 import { confirmWithPassword, listPanel } from './components.ts';
 import { dateOnly, relativeTime } from './format.ts';
 
@@ -18,7 +18,7 @@ export interface UserPasskeysView {
  * The user's passkeys on the panel's user page (docs/guides/admin-panel.md): name, added, last used — never
  * key material — and, for a lost or suspect one, Remove with the acting admin's own password.
  */
-export function passkeysSection(request: FastifyRequest, view: UserPasskeysView): Html {
+export function passkeysSection(request: ViewContext, view: UserPasskeysView): Html {
   const t = request.t;
   const base = `/admin/users/${view.userId}/passkeys`;
   const label = {

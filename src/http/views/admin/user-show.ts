@@ -1,8 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { UserDetail } from '../../../admin/user-directory.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { TwoFactorState } from '../../../two-factor/two-factor.ts';
 import { cell } from '../table.ts';
+import type { ViewContext } from '../view-context.ts';
 import { auditTable } from './audit-entries.ts';
 import { actionButton, confirmAction, confirmWithPassword, type Flash, listPanel } from './components.ts';
 import { dateOnly, dateTime, deviceName, emailAddress, relativeTime } from './format.ts';
@@ -22,13 +22,15 @@ export interface UserPageContext {
   twoFactor: TwoFactorState;
   csrf: string;
   flash: Flash | null;
+  /** A login provider's label by its name (docs/guides/login-providers.md). */
+  providerLabel: (name: string) => string;
 }
 
 function settingRow(title: string, description: Html | string, control: Html): Html {
   return html`<div class="setting"><div><h3>${title}</h3><p class="muted">${description}</p></div><div class="setting-control">${control}</div></div>`;
 }
 
-function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
+function accountSection(request: ViewContext, ctx: UserPageContext): Html {
   const t = request.t;
   const { user } = ctx.detail;
   const base = `/admin/users/${user.id}`;
@@ -149,7 +151,7 @@ function accountSection(request: FastifyRequest, ctx: UserPageContext): Html {
 </section>`;
 }
 
-function factsSection(request: FastifyRequest, ctx: UserPageContext): Html {
+function factsSection(request: ViewContext, ctx: UserPageContext): Html {
   const t = request.t;
   const { user } = ctx.detail;
   return html`<section class="panel">
@@ -166,15 +168,14 @@ function factsSection(request: FastifyRequest, ctx: UserPageContext): Html {
 }
 
 /** Each provider the user signs in with (docs/guides/login-providers.md) and the address it gave. */
-function linkedAccounts(request: FastifyRequest, ctx: UserPageContext): Html {
+function linkedAccounts(request: ViewContext, ctx: UserPageContext): Html {
   const linked = ctx.detail.linkedAccounts;
   if (linked.length === 0)
     return html`<span class="muted">${request.t('admin.user.no_linked_accounts')}</span>`;
-  const { identities } = request.server.services;
-  return html`${linked.map((identity, i) => html`${i > 0 ? html`<br>` : ''}${identities.labelOf(identity.provider)}${identity.email === null ? '' : html` ${emailAddress(identity.email, 'muted small')}`}`)}`;
+  return html`${linked.map((identity, i) => html`${i > 0 ? html`<br>` : ''}${ctx.providerLabel(identity.provider)}${identity.email === null ? '' : html` ${emailAddress(identity.email, 'muted small')}`}`)}`;
 }
 
-function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
+function tokensSection(request: ViewContext, ctx: UserPageContext): Html {
   const t = request.t;
   const { user, tokens } = ctx.detail;
   const base = `/admin/users/${user.id}/tokens`;
@@ -211,7 +212,7 @@ function tokensSection(request: FastifyRequest, ctx: UserPageContext): Html {
   });
 }
 
-function sessionsSection(request: FastifyRequest, ctx: UserPageContext): Html {
+function sessionsSection(request: ViewContext, ctx: UserPageContext): Html {
   const t = request.t;
   const { user, sessions } = ctx.detail;
   const base = `/admin/users/${user.id}/sessions`;
@@ -247,7 +248,7 @@ function sessionsSection(request: FastifyRequest, ctx: UserPageContext): Html {
   });
 }
 
-export function userShowPage(request: FastifyRequest, ctx: UserPageContext): Html {
+export function userShowPage(request: ViewContext, ctx: UserPageContext): Html {
   const t = request.t;
   const { user, activity, activityTotal } = ctx.detail;
   return adminPage(request, {

@@ -1,16 +1,16 @@
-import type { FastifyRequest } from 'fastify';
 import type { Page } from '../../../admin/paging.ts';
 import { USER_FILTERS } from '../../../admin/panel.repository.ts';
 import type { UserListItem, UserListQuery } from '../../../admin/user-directory.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { User } from '../../../users/user.ts';
 import { cell } from '../table.ts';
+import type { ViewContext } from '../view-context.ts';
 import { badge, emptyState, type Flash, pagination } from './components.ts';
 import { dateOnly, emailAddress } from './format.ts';
 import { adminPage } from './shell.ts';
 
 /** The badges that summarise an account, shared by the list and the user page. */
-export function userBadges(request: FastifyRequest, user: User, panelAllowed: boolean): Html {
+export function userBadges(request: ViewContext, user: User, panelAllowed: boolean): Html {
   const t = request.t;
   return html`${user.disabledAt !== null ? badge(t('admin.user.disabled'), 'danger') : ''}
     ${user.emailVerifiedAt !== null ? badge(t('admin.user.verified'), 'ok') : badge(t('admin.user.unverified'), 'warn')}
@@ -18,7 +18,7 @@ export function userBadges(request: FastifyRequest, user: User, panelAllowed: bo
 }
 
 export function usersListPage(
-  request: FastifyRequest,
+  request: ViewContext,
   query: UserListQuery,
   page: Page<UserListItem>,
   canAccessPanel: (user: User) => boolean,

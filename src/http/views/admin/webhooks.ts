@@ -1,8 +1,8 @@
-import type { FastifyRequest } from 'fastify';
 import type { Page } from '../../../admin/paging.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import type { DeliveryRow } from '../../../webhooks/webhook-outbox.repository.ts';
 import { cell } from '../table.ts';
+import type { ViewContext } from '../view-context.ts';
 import { actionButton, badge, emptyState, type Flash, pagination, type Tone } from './components.ts';
 import { dateTime, relativeTime } from './format.ts';
 import { adminPage } from './shell.ts';
@@ -26,9 +26,9 @@ function stateOf(row: DeliveryRow, now: number): State {
 const TONES: Record<State, Tone> = { delivered: 'ok', failed: 'danger', sending: 'accent', pending: 'warn' };
 
 /** GET /admin/webhooks: the endpoints and the recent deliveries, each undelivered one with Retry. */
-export function webhooksPage(request: FastifyRequest, view: WebhooksView): Html {
+export function webhooksPage(request: ViewContext, view: WebhooksView): Html {
   const t = request.t;
-  const now = request.server.services.clock.now();
+  const now = request.site.now();
   const label = {
     event: t('webhooks.columns.event'),
     endpoint: t('webhooks.columns.endpoint'),

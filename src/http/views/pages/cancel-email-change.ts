@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 export interface CancelEmailChangeView {
   /** The address the account was about to move to; null once the change is cancelled. */
@@ -17,9 +17,9 @@ export interface CancelEmailChangeView {
  * one button that does it (a GET changes nothing: mail scanners open links). After the button, the
  * same card says it is done.
  */
-export function cancelEmailChangePage(request: FastifyRequest, view: CancelEmailChangeView): Html {
+export function cancelEmailChangePage(request: ViewContext, view: CancelEmailChangeView): Html {
   const t = request.t;
-  const { appName } = request.server.services.config;
+  const { appName } = request.site;
   return layout(request, {
     title: t('account.cancel_change_title'),
     account: null,

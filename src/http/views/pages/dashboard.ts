@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { SignInMethods } from '../../../account/sign-in-methods.ts';
 import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
@@ -6,6 +5,7 @@ import type { User } from '../../../users/user.ts';
 import { breakableEmail, formatDate } from '../format.ts';
 import { statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 /** What the dashboard shows: a small view context, not the request. */
 export interface DashboardView {
@@ -17,7 +17,7 @@ export interface DashboardView {
   readonly methods: SignInMethods;
 }
 
-export function dashboardPage(request: FastifyRequest, view: DashboardView): Html {
+export function dashboardPage(request: ViewContext, view: DashboardView): Html {
   const { t, user } = view;
   const verified = user.emailVerifiedAt !== null;
   return layout(request, {

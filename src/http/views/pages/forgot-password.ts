@@ -1,10 +1,10 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 export function forgotPasswordPage(
-  request: FastifyRequest,
+  request: ViewContext,
   state: FormState,
   csrfToken: string,
   status: unknown,

@@ -1,12 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import { statusMessage } from '../forms.ts';
 import { type Account, layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 /** The welcome page: what the service is, and the way in (or back to the dashboard). */
-export function homePage(request: FastifyRequest, account: Account | null, status: unknown): Html {
+export function homePage(request: ViewContext, account: Account | null, status: unknown): Html {
   const t = request.t;
-  const { appName } = request.server.services.config;
+  const { appName } = request.site;
   return layout(request, {
     title: t('pages.home'),
     account,

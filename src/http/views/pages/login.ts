@@ -1,13 +1,21 @@
-import type { FastifyRequest } from 'fastify';
 import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
-import { checkbox, csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
+import {
+  checkbox,
+  csrfField,
+  type FormSession,
+  type FormState,
+  formTitle,
+  input,
+  statusMessage,
+} from '../forms.ts';
 import { type Account, layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 export interface LoginPageOptions {
   /** Where the form posts and which session's CSRF token it carries: the web login or the panel's. */
   action: string;
-  guard: string;
+  session: FormSession;
   title: string;
   /** One line under the title. */
   lead?: string;
@@ -19,20 +27,16 @@ export interface LoginPageOptions {
    * Offer "Sign in with a passkey" (the web login, docs/guides/passkeys.md): a form posting to /passkeys/login
    * that /assets/passkeys.js fills with the browser's answer, and conditional UI on the e-mail field.
    */
-  passkeys?: boolean;
+  passkeys?: { readonly origin: string } | null;
   /** "Continue with …" for each login provider (docs/guides/login-providers.md), under the form. */
   providers?: Html | null;
   /** Why a sign-in at a provider came back here (an alert above the form). */
   alert?: Html;
 }
 
-export async function loginPage(
-  request: FastifyRequest,
-  state: FormState,
-  options: LoginPageOptions,
-): Promise<Html> {
+export function loginPage(request: ViewContext, state: FormState, options: LoginPageOptions): Html {
   const t = request.t;
-  const session = await request.sessionOf(options.guard).load();
+  const { session } = options;
   return layout(request, {
     title: formTitle(t, options.title, state),
     variant: options.variant,
@@ -40,18 +44,18 @@ export async function loginPage(
     body: html`<section class="card narrow auth-card">
   <h1>${options.title}</h1>
   ${options.lead ? html`<p class="lead">${options.lead}</p>` : ''}
-  ${statusMessage(session.flashed('status'))}
+  ${statusMessage(session.status)}
   ${options.alert ?? ''}
   <form method="post" action="${options.action}" novalidate>
-    ${csrfField(session.csrfToken())}
+    ${csrfField(session.csrfToken)}
     ${input(t, state, { name: 'email', type: 'email', label: t('pages.email'), autocomplete: options.passkeys ? 'username webauthn' : 'username', required: true, autofocus: true })}
     ${input(t, state, { name: 'password', type: 'password', label: t('pages.password'), autocomplete: 'current-password', required: true })}
-    ${session.cookies.offersRememberMe ? checkbox(state, 'remember', t('pages.remember_me')) : ''}
+    ${session.offersRememberMe ? checkbox(state, 'remember', t('pages.remember_me')) : ''}
     <div class="actions">
       <button type="submit" class="button block">${t('pages.log_in')}</button>
     </div>
   </form>
-  ${options.passkeys ? passkeyLogin(request, session.csrfToken(), state) : ''}
+  ${options.passkeys ? passkeyLogin(request, session.csrfToken, state, options.passkeys.origin) : ''}
   ${options.providers ?? ''}
   ${options.links ?? ''}
 </section>`,
@@ -68,12 +72,12 @@ export async function loginPage(
  * script puts the browser's answer in `credential` (and the state of "Remember me" in `remember`) and
  * submits the form, so success and failure are ordinary page answers (a redirect; 422 with the error).
  */
-function passkeyLogin(request: FastifyRequest, csrfToken: string, state: FormState): Html {
+function passkeyLogin(request: ViewContext, csrfToken: string, state: FormState, origin: string): Html {
   const t = request.t;
   const error = state.errors?.['credential']?.[0];
   return html`<div class="passkey-login" data-passkey-login${error ? '' : html` hidden`}>
     <p class="divider"><span>${t('passkeys.or')}</span></p>
-    <form method="post" action="/passkeys/login" novalidate data-options="/passkeys/login/options" data-error-cancelled="${t('passkeys.cancelled')}" data-error-failed="${t('passkeys.request_failed')}" data-error-security="${securityError(t, request.server.services.passkeys.relyingParty.origin, '/login')}">
+    <form method="post" action="/passkeys/login" novalidate data-options="/passkeys/login/options" data-error-cancelled="${t('passkeys.cancelled')}" data-error-failed="${t('passkeys.request_failed')}" data-error-security="${securityError(t, origin, '/login')}">
       ${csrfField(csrfToken)}
       <input type="hidden" name="credential" value="">
       <input type="hidden" name="remember" value="">

@@ -1,11 +1,16 @@
-import type { FastifyRequest } from 'fastify';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../auth/passwords/password-policy.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, formTitle, input, passwordRules } from '../forms.ts';
 import { layout } from '../layout.ts';
-import { providerButtons } from '../login-providers.ts';
+import type { ViewContext } from '../view-context.ts';
 
-export function registerPage(request: FastifyRequest, state: FormState, csrfToken: string): Html {
+/** The sign-up form; `providers`: the "Continue with …" buttons (views/login-providers.ts), if any. */
+export function registerPage(
+  request: ViewContext,
+  state: FormState,
+  csrfToken: string,
+  providers: Html | null,
+): Html {
   const t = request.t;
   return layout(request, {
     title: formTitle(t, t('pages.register_title'), state),
@@ -30,7 +35,7 @@ export function registerPage(request: FastifyRequest, state: FormState, csrfToke
       <button type="submit" class="button block">${t('pages.register')}</button>
     </div>
   </form>
-  ${providerButtons(request) ?? ''}
+  ${providers ?? ''}
   <p class="links">${t('pages.already_registered')} <a href="/login">${t('pages.log_in')}</a></p>
 </section>`,
   });

@@ -1,12 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../auth/passwords/password-policy.ts';
 import { type Html, html } from '../../../lib/html.ts';
 import { csrfField, type FormState, formTitle, input, passwordRules } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 /** The form behind a mailed reset link; the token travels on in a hidden field, never in a log. */
 export function resetPasswordPage(
-  request: FastifyRequest,
+  request: ViewContext,
   state: FormState,
   csrfToken: string,
   token: string,

@@ -1,12 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
-import { csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
+import { csrfField, type FormSession, type FormState, formTitle, input, statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 export interface ChallengePageOptions {
   /** The challenge's own path (web or panel): the form posts here. */
   readonly action: string;
-  readonly guard: string;
+  readonly session: FormSession;
   /** Where "back to log in" goes. */
   readonly loginPath: string;
   /** The recovery-code form instead of the code form (`?recovery=1`: works without JavaScript). */
@@ -18,13 +18,13 @@ export interface ChallengePageOptions {
  * The second step of a login: one field, a 6-digit code (`one-time-code` lets phones offer the code
  * from an SMS or an app; `inputmode="numeric"` brings up digits) or a recovery code.
  */
-export async function twoFactorChallengePage(
-  request: FastifyRequest,
+export function twoFactorChallengePage(
+  request: ViewContext,
   state: FormState,
   options: ChallengePageOptions,
-): Promise<Html> {
+): Html {
   const t = request.t;
-  const session = await request.sessionOf(options.guard).load();
+  const { session } = options;
   const title = t('two_factor.challenge_title');
   const field = options.recovery
     ? input(t, state, {
@@ -52,9 +52,9 @@ export async function twoFactorChallengePage(
     body: html`<section class="card narrow auth-card">
   <h1>${title}</h1>
   <p class="lead">${options.recovery ? t('two_factor.recovery_lead') : t('two_factor.challenge_lead')}</p>
-  ${statusMessage(session.flashed('status'))}
+  ${statusMessage(session.status)}
   <form method="post" action="${options.action}" novalidate>
-    ${csrfField(session.csrfToken())}
+    ${csrfField(session.csrfToken)}
     ${field}
     <div class="actions">
       <button type="submit" class="button block">${t('two_factor.verify')}</button>

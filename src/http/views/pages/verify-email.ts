@@ -1,4 +1,3 @@
-import type { FastifyRequest } from 'fastify';
 import type { LinkCheck } from '../../../auth/verification/email-verification.ts';
 import type { Translate } from '../../../i18n/i18n.ts';
 import { type Html, html } from '../../../lib/html.ts';
@@ -6,6 +5,7 @@ import type { User } from '../../../users/user.ts';
 import { breakableEmail } from '../format.ts';
 import { csrfField, type FormState, formTitle, input, statusMessage } from '../forms.ts';
 import { layout } from '../layout.ts';
+import type { ViewContext } from '../view-context.ts';
 
 export interface VerifyNoticeView {
   readonly t: Translate;
@@ -25,7 +25,7 @@ export interface VerifyNoticeView {
  * CSRF), how often it may be used and — when used up — when it works again, and the ways out: correct a
  * mistyped address (the link then goes to the corrected one), delete the account, or log out.
  */
-export function verifyEmailPage(request: FastifyRequest, view: VerifyNoticeView): Html {
+export function verifyEmailPage(request: ViewContext, view: VerifyNoticeView): Html {
   const { t, user } = view;
   const state = (section: string) => (view.failed?.section === section ? view.failed.state : {});
   return layout(request, {
@@ -89,7 +89,7 @@ function deleteAccount(view: VerifyNoticeView, state: FormState): Html {
   </details>`;
 }
 
-function logOutLine(request: FastifyRequest, csrfToken: string): Html {
+function logOutLine(request: ViewContext, csrfToken: string): Html {
   const t = request.t;
   return html`<form method="post" action="/logout" class="links">${csrfField(csrfToken)}${t('verification.not_you')} <button type="submit" class="link-button inline-link">${t('pages.log_out')}</button></form>`;
 }
@@ -105,7 +105,7 @@ export interface LinkProblemView {
  * A verification link that does not work, in plain words: expired or damaged (send a new one), or
  * meant for another account than the one signed in (log out, then open it again).
  */
-export function verificationLinkPage(request: FastifyRequest, view: LinkProblemView): Html {
+export function verificationLinkPage(request: ViewContext, view: LinkProblemView): Html {
   const t = request.t;
   const otherUser = view.problem === 'other-user';
   const title = otherUser ? t('verification.other_user_title') : t('verification.bad_link_title');
