@@ -1,7 +1,7 @@
-import type { FastifyRequest } from 'fastify';
 import { type Html, html } from '../../../lib/html.ts';
 import type { ConnectedApp } from '../../../oauth/consents.ts';
 import { cell } from '../table.ts';
+import type { ViewContext } from '../view-context.ts';
 import { listPanel } from './components.ts';
 import { dateOnly, relativeTime } from './format.ts';
 
@@ -10,7 +10,7 @@ import { dateOnly, relativeTime } from './format.ts';
  * "OpenID Connect clients"): name, scopes, first allowed, last used, and the client's own page. Read
  * only: the person disconnects an app on their account page; deleting the client ends it for everyone.
  */
-export function connectedAppsSection(request: FastifyRequest, apps: readonly ConnectedApp[]): Html {
+export function connectedAppsSection(request: ViewContext, apps: readonly ConnectedApp[]): Html {
   const t = request.t;
   const label = {
     name: t('oauth.connected.app'),
