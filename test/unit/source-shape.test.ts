@@ -93,6 +93,15 @@ test('no import cycle in src/ at run time', () => {
   assert.deepEqual(found, []);
 });
 
+test('views take a view context: no file under src/http/**/views/ imports Fastify', () => {
+  const views = files.filter((file) => /\/http\/(?:.+\/)?views\//.test(file));
+  assert.ok(views.length > 20, `views found: ${views.length}`);
+  const fastify = views
+    .filter((file) => /from ['"]fastify['"]/.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(ROOT, file));
+  assert.deepEqual(fastify, []);
+});
+
 test('the import reader sees what the cycle check needs (a check that cannot see imports proves nothing)', () => {
   const text = [
     "import { a } from './a.ts';",
