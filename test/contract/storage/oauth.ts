@@ -5,6 +5,7 @@ import {
   deleteClientRow,
   findClientRow,
   insertClientRow,
+  listClientRedirectUris,
   listClientRows,
   updateClientRow,
 } from '../../../src/oauth/clients.repository.ts';
@@ -22,6 +23,7 @@ import {
   consumeModel,
   destroyGrants,
   destroyModel,
+  destroyModelsOfAccountAndClient,
   destroyModelsOfClient,
   destroyModelsOfGrant,
   findModel,
@@ -103,6 +105,50 @@ export const oauthContract: ContractSuite = (ctx) => {
       assert.equal(await deleteClientRow(db, a), true);
       assert.equal(await deleteClientRow(db, a), false);
       assert.equal(await findClientRow(db, a), undefined);
+    },
+  );
+
+  covers(
+    [listClientRedirectUris],
+    "every client's redirect URIs, as stored (the CORS origins are read from them)",
+    async () => {
+      const { db } = ctx();
+      const id = hash64('client').slice(0, 40);
+      await insertClientRow(db, {
+        ...aClient(id),
+        redirect_uris: '["https://spa.example/cb","http://127.0.0.1/ü"]',
+      });
+      const listed = await listClientRedirectUris(db);
+      assert.ok(listed.includes('["https://spa.example/cb","http://127.0.0.1/ü"]'), JSON.stringify(listed));
+      await deleteClientRow(db, id);
+      assert.ok(!(await listClientRedirectUris(db)).some((uris) => uris.includes('spa.example')));
+    },
+  );
+
+  covers(
+    [destroyModelsOfAccountAndClient],
+    "a disconnected app: one user's grants of one client and all they issued go; other users, other clients and sessions stay",
+    async () => {
+      const { db } = ctx();
+      const [clientId, other] = [hash64('rp').slice(0, 40), hash64('rp').slice(0, 40)];
+      const grant = aModel('Grant', { account_id: '7', client_id: clientId });
+      const refresh = aModel('RefreshToken', {
+        grant_hash: grant.id_hash,
+        account_id: '7',
+        client_id: clientId,
+      });
+      const code = aModel('AuthorizationCode', { account_id: '7', client_id: clientId });
+      const session = aModel('Session', { account_id: '7', client_id: clientId });
+      const otherUser = aModel('Grant', { account_id: '8', client_id: clientId });
+      const otherClient = aModel('Grant', { account_id: '7', client_id: other });
+      for (const row of [grant, refresh, code, session, otherUser, otherClient]) await upsertModel(db, row);
+      await destroyModelsOfAccountAndClient(db, '7', clientId);
+      for (const gone of [grant, refresh, code]) {
+        assert.equal(await findModel(db, gone.kind, gone.id_hash, 0), undefined, gone.kind);
+      }
+      for (const kept of [session, otherUser, otherClient]) {
+        assert.ok(await findModel(db, kept.kind, kept.id_hash, 0), `${kept.kind} of ${kept.account_id}`);
+      }
     },
   );
 
