@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { createAccountService } from './account/account.service.ts';
 import type { AccountDeletionDeps } from './account/account-deletion.ts';
+import { signInMethods } from './account/sign-in-methods.ts';
 import { createAdminService } from './admin/admin.service.ts';
 import type { AuditContext } from './audit/audit.ts';
 import { authConfig } from './auth/auth.config.ts';
@@ -188,6 +189,11 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     webLifetimes: auth.lifetimesOf('web'),
     deletion,
     twoFactorState: auth.twoFactor.state,
+    // The dashboard's security card, on the page every session lands on: cached like the lookups above.
+    signInMethods: cached((userId: number) => signInMethods(db, userId), {
+      tables: ['two_factor_credentials', 'passkeys'],
+      insertsInto: ['two_factor_credentials', 'passkeys'],
+    }),
   });
 
   // LOGIN_PROVIDERS (docs/guides/login-providers.md): discovery starts with the HTTP app (http/identities/).

@@ -38,7 +38,7 @@ import {
   type PasswordCheckPurpose,
 } from './password-check.ts';
 import { confirmPassword } from './password-confirmation.ts';
-import { signInMethods } from './sign-in-methods.ts';
+import type { SignInMethods } from './sign-in-methods.ts';
 
 export interface AccountServiceDeps {
   readonly config: Config;
@@ -55,6 +55,8 @@ export interface AccountServiceDeps {
   readonly deletion: AccountDeletionDeps;
   /** Two-factor status for the data export (the auth service holds the sealing key). */
   readonly twoFactorState: (userId: number) => Promise<TwoFactorState>;
+  /** How the account signs in besides its password (sign-in-methods.ts; services.ts may cache it). */
+  readonly signInMethods: (userId: number) => Promise<SignInMethods>;
 }
 
 /**
@@ -98,7 +100,7 @@ export function createAccountService(deps: AccountServiceDeps) {
   return {
     checkPassword,
     /** Two-factor and passkeys at a glance (the dashboard's security card). */
-    signInMethods: (userId: number) => signInMethods(db, userId),
+    signInMethods: deps.signInMethods,
     tokenCatalogue: config.tokenAbilities,
     createToken: (
       userId: number,
