@@ -15,7 +15,6 @@ import { sessionWithUserFinder } from './auth/sessions/sessions.ts';
 import { memoryRateLimitStore, RateLimiter } from './auth/throttle/rate-limiter.ts';
 import { redisRateLimitStore } from './auth/throttle/redis-rate-limit-store.ts';
 import { accessTokenSettings, tokenByHashFinder, tokenWithUserFinder } from './auth/tokens/access-tokens.ts';
-import { verificationSettings } from './auth/verification/email-verification.ts';
 import type { Config } from './config.ts';
 import { type DatabaseHandle, openDatabase } from './db/connection.ts';
 import { redirectTarget } from './forward-auth/redirect-target.ts';

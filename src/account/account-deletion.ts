@@ -10,7 +10,7 @@ import { toUser, type User } from '../users/user.ts';
 import { deleteUserRow, findUserRows, panelUserIds } from '../users/users.repository.ts';
 import type { UserRow } from '../users/users.table.ts';
 import { accountDeletedMessage } from './mails.ts';
-import type { PasswordCheck, PasswordCheckContext } from './password-check.ts';
+import type { CheckPassword, PasswordCheck, PasswordCheckContext } from './password-check.ts';
 
 /** DELETE /user (docs/guides/account.md): the password, now. */
 
@@ -124,11 +124,7 @@ export type OwnDeletionResult =
  */
 export async function deleteOwnAccount(
   deps: AccountDeletionDeps & {
-    readonly checkPassword: (
-      userId: number,
-      password: string,
-      audit: PasswordCheckContext,
-    ) => Promise<PasswordCheck>;
+    readonly checkPassword: CheckPassword;
   },
   userId: number,
   password: string,

@@ -11,7 +11,7 @@ import { listLiveSessions, type Session, type SessionLifetimes } from '../auth/s
 import type { Database, Db } from '../db/schema.ts';
 import { hmacSha256Hex } from '../lib/crypto.ts';
 import { endProviderSessionsOf } from '../oauth/provider-sessions.ts';
-import type { PasswordCheck, PasswordCheckContext } from './password-check.ts';
+import type { CheckPassword, PasswordCheck, PasswordCheckContext } from './password-check.ts';
 import { describeUserAgent } from './user-agent.ts';
 
 /** One browser signed in to the account (docs/guides/account.md GET /user/sessions). */
@@ -138,11 +138,7 @@ export async function endBrowserSession(
  */
 export async function endOtherBrowserSessions(
   deps: BrowserSessionDeps & {
-    readonly checkPassword: (
-      userId: number,
-      password: string,
-      audit: PasswordCheckContext,
-    ) => Promise<PasswordCheck>;
+    readonly checkPassword: CheckPassword;
   },
   userId: number,
   password: string,

@@ -13,7 +13,7 @@ import { endProviderSessionsOf } from '../oauth/provider-sessions.ts';
 import { toUser } from '../users/user.ts';
 import { findUserById, updateUser } from '../users/users.repository.ts';
 import { passwordUpdatedMessage } from './mails.ts';
-import type { PasswordCheck, PasswordCheckContext } from './password-check.ts';
+import type { CheckPassword, PasswordCheck, PasswordCheckContext } from './password-check.ts';
 
 /** PUT /user/password (docs/guides/account.md): the current password, and a new one by the rules of registration. */
 export const passwordChangeSchema = {
@@ -25,11 +25,7 @@ export interface PasswordChangeDeps {
   readonly db: Kysely<Database>;
   readonly hasher: PasswordHasher;
   readonly mailing: Mailing;
-  readonly checkPassword: (
-    userId: number,
-    password: string,
-    audit: PasswordCheckContext,
-  ) => Promise<PasswordCheck>;
+  readonly checkPassword: CheckPassword;
   /** PASSWORD_CHANGE_REVOKES_TOKENS: API tokens end too (they survive by default, as in Jetstream). */
   readonly revokesTokens: boolean;
 }

@@ -36,6 +36,13 @@ export type PasswordCheck =
   | { readonly status: 'failed' }
   | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
 
+/** The account's password check bound to one purpose (account.service.ts binds it per form). */
+export type CheckPassword = (
+  userId: number,
+  password: string,
+  audit: PasswordCheckContext,
+) => Promise<PasswordCheck>;
+
 /** Which form asked: kept in the audit row of a failure, so the log says where the guessing happened. */
 export type PasswordCheckPurpose = 'confirm' | 'change' | 'other_sessions' | 'delete' | 'admin_action';
 

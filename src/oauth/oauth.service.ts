@@ -9,7 +9,6 @@ import type { FindUser } from '../users/user-provider.ts';
 import { accessTokenVerifier, GRANT_CLAIM } from './access-tokens.ts';
 import { accountFinder } from './accounts.ts';
 import { jwtAccessTokens, registeredClients } from './adapters.ts';
-import { clientMetadata } from './client-metadata.ts';
 import { createClients, type OauthClient } from './clients.ts';
 import { createConsents, grantScopes } from './consents.ts';
 import { devicePolls } from './device-polls.ts';

@@ -7,6 +7,7 @@ import {
   type OrganizationListingRow,
   searchOrganizationRows,
 } from './orgs.repository.ts';
+import { type OrgInvitation, type OrgMember, toInvitation, toMember } from './people.ts';
 
 /** The panel's view of organizations (docs/guides/organizations.md): read only, every organization. */
 
@@ -46,8 +47,8 @@ export interface OrgRecord {
   readonly slug: string;
   readonly name: string;
   readonly createdAt: number;
-  readonly members: readonly { id: number; name: string; email: string; role: string; joinedAt: number }[];
-  readonly invitations: readonly { id: number; email: string; role: string; expiresAt: number }[];
+  readonly members: readonly OrgMember[];
+  readonly invitations: readonly OrgInvitation[];
 }
 
 /** One organization with its members and pending invitations, or null. */
@@ -60,18 +61,7 @@ export async function organizationRecord(db: Db, id: number, now: number): Promi
     slug: organization.slug,
     name: organization.name,
     createdAt: organization.created_at,
-    members: members.map((m) => ({
-      id: m.user_id,
-      name: m.name,
-      email: m.email,
-      role: m.role,
-      joinedAt: m.created_at,
-    })),
-    invitations: invitations.map((i) => ({
-      id: i.id,
-      email: i.email,
-      role: i.role,
-      expiresAt: i.expires_at,
-    })),
+    members: members.map(toMember),
+    invitations: invitations.map(toInvitation),
   };
 }

@@ -12,6 +12,7 @@ import {
   membersOf,
   renameOrganization as renameRow,
 } from './orgs.repository.ts';
+import { type OrgInvitation, type OrgMember, toInvitation, toMember } from './people.ts';
 import { canDeleteOrganization, canManage, OWNER } from './policy.ts';
 import type { OrgRoles } from './roles.ts';
 
@@ -70,20 +71,9 @@ export interface OrgDetail extends OrgSummary {
   /** The viewer's abilities in it (their role's, ORG_ROLES). */
   readonly abilities: readonly string[];
   readonly createdAt: number;
-  readonly members: readonly {
-    readonly id: number;
-    readonly name: string;
-    readonly email: string;
-    readonly role: string;
-    readonly joinedAt: number;
-  }[];
+  readonly members: readonly OrgMember[];
   /** Pending invitations; listed to those who manage the organization only. */
-  readonly invitations: readonly {
-    readonly id: number;
-    readonly email: string;
-    readonly role: string;
-    readonly expiresAt: number;
-  }[];
+  readonly invitations: readonly OrgInvitation[];
   /** Whether the viewer manages it (owner or admin). */
   readonly manages: boolean;
 }
@@ -111,19 +101,8 @@ export async function organizationDetail(
     abilities: deps.roles.abilitiesOf(role),
     createdAt: organization.created_at,
     manages,
-    members: members.map((m) => ({
-      id: m.user_id,
-      name: m.name,
-      email: m.email,
-      role: m.role,
-      joinedAt: m.created_at,
-    })),
-    invitations: invitations.map((i) => ({
-      id: i.id,
-      email: i.email,
-      role: i.role,
-      expiresAt: i.expires_at,
-    })),
+    members: members.map(toMember),
+    invitations: invitations.map(toInvitation),
   };
 }
 
