@@ -125,6 +125,8 @@ for (const { name: dialect, skip } of await availableDialects()) {
         overrides: { hasher },
         env: {
           METRICS_TOKEN,
+          // POST /oauth/register answers (RFC 7591) instead of a 404.
+          OIDC_DYNAMIC_REGISTRATION: 'true',
           WEBHOOK_URLS: 'http://127.0.0.1:9/hooks',
           WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 3).toString('base64')}`,
           // Login providers nobody answers for (the discard port): /auth/{provider} and its callback

@@ -162,6 +162,17 @@ export const BODY_FIELDS = [
   'organization_id',
   'expires',
   'signature',
+  // The OpenID provider's machine endpoints (docs/guides/oidc-provider.md): tokens, devices, registration.
+  'grant_type',
+  'client_id',
+  'scope',
+  'device_code',
+  'user_code',
+  'xsrf',
+  'confirm',
+  'redirect_uris',
+  'grant_types',
+  'token_endpoint_auth_method',
 ];
 
 const FIELDS = [...BODY_FIELDS, 'q', '_token'];

@@ -175,6 +175,22 @@ await describeApp(
       assert.equal(status, 429);
     });
 
+    test('odd requests to the device pages are 4xx, never 5xx (a signed-in browser, a fresh one)', async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      const browser = await signedInBrowser(app, user.email, user.password);
+      const answers = [
+        await browser.get('/device/a%00b'),
+        await browser.get('/device/unknown-interaction'),
+        await browser.post('/device?q=a%00b', {}),
+        await browser.post('/device', { xsrf: 'forged', user_code: 'BCDF-GHJK' }),
+        await app.app.inject({ url: '/device/unknown-interaction' }),
+      ];
+      for (const [i, answer] of answers.entries()) {
+        assert.ok(answer.statusCode < 500, `${i}: ${answer.statusCode} ${answer.body.slice(0, 200)}`);
+      }
+    });
+
     test('a client without the grant cannot start the flow', async () => {
       const app = ctx();
       const rp = await registerClient(app, { public: true });

@@ -105,15 +105,15 @@ export const machinePaths: Record<string, Record<string, Op>> = {
     }),
   },
   '/device/{uid}': {
-    get: {
-      tag,
-      access: 'public',
-      errors: 'oauth',
-      summary: 'Finishes the device flow after the consent',
-      responses: {
-        200: { description: 'Done (or declined): the person goes back to the device.', text: 'text/html' },
-        400: { description: 'An expired or unknown interaction.', text: 'text/html' },
+    get: devicePage('Finishes the device flow after the consent', {
+      200: { description: 'Done (or declined): the person goes back to the device.', text: 'text/html' },
+      // A path the router cannot read (bad percent-encoding, an id past 200 characters) is refused
+      // before the provider sees it, in Gatehouse's own shape (docs/reference/errors.md).
+      400: {
+        description: 'An expired or unknown interaction (a page); a path the router cannot read.',
+        json: ref('Message'),
       },
-    },
+      404: { description: 'An interaction id past 200 characters.', json: ref('Message') },
+    }),
   },
 };

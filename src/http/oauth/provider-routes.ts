@@ -20,11 +20,13 @@ const PROVIDER_PATHS: readonly [string, HTTPMethods[]][] = [
   [`${OAUTH_ROUTES.end_session}/confirm`, ['POST']],
   [`${OAUTH_ROUTES.end_session}/success`, ['GET']],
   [OAUTH_ROUTES.device_authorization, ['POST', 'OPTIONS']],
-  [`${OAUTH_ROUTES.code_verification}/:uid`, ['GET']],
 ];
 
 /** The device flow's code page: the person signs in first, and typing codes is throttled. */
-const GATED_PATHS: readonly [string, HTTPMethods[]][] = [[OAUTH_ROUTES.code_verification, ['GET', 'POST']]];
+const GATED_PATHS: readonly [string, HTTPMethods[]][] = [
+  [OAUTH_ROUTES.code_verification, ['GET', 'POST']],
+  [`${OAUTH_ROUTES.code_verification}/:uid`, ['GET']],
+];
 
 /**
  * The provider mounted in Fastify. Why routes handing the raw request over in their own onRequest

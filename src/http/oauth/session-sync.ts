@@ -16,8 +16,8 @@ export function followedSession(raw: object | undefined): string | null {
   return raw === undefined ? null : (followed.get(raw) ?? null);
 }
 
-/** The provider's routes that read its session cookie: the authorization endpoint and logout. */
-const FOLLOWING = /^\/oauth\/(authorize|logout)(\/|$)/;
+/** The provider's routes that read its session cookie: authorization, logout, the device pages. */
+const FOLLOWING = /^\/(oauth\/(authorize|logout)|device)(\/|$)/;
 
 /**
  * Before the library reads its session cookie, the session it names is made to follow this browser's
