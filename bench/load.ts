@@ -20,6 +20,11 @@ export interface LoadCase {
     readonly body: () => string;
     readonly answered: (status: number, body: string) => void;
   };
+  /**
+   * Milliseconds to wait between the warm-up and the measured load: the logins a warm-up leaves queued
+   * for the hashing threads would otherwise fill HASH_QUEUE_MAX with the measured ones and get 503s.
+   */
+  readonly settleMs?: number;
   /** The server under load: its CPU time per answer is measured too (robust on a busy machine). */
   readonly server?: { cpuMs(): number | null };
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords/passwords.ts';
 import { loadConfig } from '../src/config.ts';
 import { measureHashRate } from './hash-rate.ts';
@@ -115,6 +116,7 @@ async function main(options: BenchOptions): Promise<void> {
         method: 'POST',
         headers: json,
         body: JSON.stringify({ email: user.email, password: user.password, device_name: 'bench' }),
+        settleMs: 3000,
       },
     };
     const context: ScenarioContext = {
@@ -128,6 +130,7 @@ async function main(options: BenchOptions): Promise<void> {
             duration: options.warmup,
             workers: options.workers,
           });
+          if (load.settleMs) await sleep(load.settleMs);
         }
         const measured = await runLoad(load, {
           connections: options.connections,
