@@ -12,6 +12,9 @@ const issuer = `http://127.0.0.1:${port}`;
 const audience = `${issuer}/api`;
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const jwk = { ...(await exportJWK(privateKey)), kid: 'bench', alg: 'RS256', use: 'sig' };
+// Client credentials tokens are ES256, as Gatehouse's (bench/machines.ts).
+const ec = await generateKeyPair('ES256', { extractable: true });
+const ecJwk = { ...(await exportJWK(ec.privateKey)), kid: 'bench-ec', alg: 'ES256', use: 'sig' };
 
 const BARE_CLIENT = {
   id: process.env['BENCH_CLIENT_ID'] ?? 'bench',
@@ -23,12 +26,13 @@ const provider = new Provider(issuer, {
     {
       client_id: BARE_CLIENT.id,
       client_secret: BARE_CLIENT.secret,
-      grant_types: ['authorization_code', 'refresh_token'],
+      grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
+      scope: 'openid offline_access email profile posts:read',
       redirect_uris: ['http://127.0.0.1:9/callback'],
       token_endpoint_auth_method: 'client_secret_basic',
     },
   ],
-  jwks: { keys: [jwk] as never },
+  jwks: { keys: [jwk, ecJwk] as never },
   routes: {
     authorization: '/oauth/authorize',
     token: '/oauth/token',
@@ -40,22 +44,32 @@ const provider = new Provider(issuer, {
     claims: async () => ({ sub, email: 'bench@example.com', email_verified: true, name: 'Bench User' }),
   }),
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
-  scopes: ['openid', 'offline_access', 'email', 'profile'],
+  scopes: ['openid', 'offline_access', 'email', 'profile', 'posts:read'],
   pkce: { required: () => true },
   rotateRefreshToken: true,
   features: {
     devInteractions: { enabled: false },
+    clientCredentials: { enabled: true },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => audience,
       useGrantedResource: () => true,
-      getResourceServerInfo: () => ({
-        scope: 'openid email profile',
-        audience,
-        accessTokenTTL: 600,
-        accessTokenFormat: 'jwt',
-        jwt: { sign: { alg: 'RS256' } },
-      }),
+      getResourceServerInfo: (ctx) =>
+        ctx.oidc.params?.['grant_type'] === 'client_credentials'
+          ? {
+              scope: 'posts:read',
+              audience,
+              accessTokenTTL: 600,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: 'ES256' } },
+            }
+          : {
+              scope: 'openid email profile',
+              audience,
+              accessTokenTTL: 600,
+              accessTokenFormat: 'jwt',
+              jwt: { sign: { alg: 'RS256' } },
+            },
     },
   },
 });

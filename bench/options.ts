@@ -38,6 +38,10 @@ export const CASE_KEYS: readonly string[] = [
   'userinfo',
   'refresh',
   'bare-refresh',
+  'client-credentials',
+  'bare-client-credentials',
+  'introspect',
+  'client-bearer',
   'bare',
 ];
 
@@ -60,7 +64,8 @@ export const USAGE = `Usage: npm run bench -- [options]
                          as belongs to three organizations in both databases)
   --cpu-prof <dir>       run the service with --cpu-prof into <dir> and summarise the profile
   --only <cases>         only these cases, a comma list of bearer,session,login,forward,oidc-bearer,
-                         userinfo,refresh,bare-refresh,bare (e.g.
+                         userinfo,refresh,bare-refresh,client-credentials,bare-client-credentials,
+                         introspect,client-bearer,bare (e.g.
                          --only bare,forward --no-flood; with --cpu-prof: profile one hot path)
   --metrics              run the service with METRICS_TOKEN set (Prometheus metrics on)
   --auth-cache <mode>    AUTH_CACHE of the service: off (the strict path, default) or notify (token,

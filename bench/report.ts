@@ -1,5 +1,6 @@
 import { cpus, loadavg, totalmem } from 'node:os';
 import { type Measured, round } from './load.ts';
+import { MACHINE_CASES } from './machines.ts';
 import { OIDC_CASES } from './oidc.ts';
 
 export const CASE_NAMES = [
@@ -8,6 +9,7 @@ export const CASE_NAMES = [
   'POST /api/tokens',
   'forward-auth GET /auth/request',
   ...OIDC_CASES,
+  ...MACHINE_CASES,
   'bare',
 ] as const;
 export type CaseName = (typeof CASE_NAMES)[number];

@@ -9,6 +9,7 @@ import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords/pass
 import { loadConfig } from '../src/config.ts';
 import { measureHashRate } from './hash-rate.ts';
 import { type LoadCase, type Measured, round, runLoad } from './load.ts';
+import { MACHINE_CASES, machineCases } from './machines.ts';
 import { OIDC_CASES, oidcCases, roundTrips } from './oidc.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
 import { ROOT, type ServerProcess, startFlags, startServer, statusMb } from './processes.ts';
@@ -27,6 +28,10 @@ const SHORT: Record<string, CaseName> = {
   userinfo: 'GET /oauth/userinfo',
   refresh: 'POST /oauth/token refresh',
   'bare-refresh': 'bare oidc-provider refresh',
+  'client-credentials': 'POST /oauth/token client_credentials',
+  'bare-client-credentials': 'bare oidc-provider client_credentials',
+  introspect: 'POST /oauth/introspect',
+  'client-bearer': 'client_credentials GET /api/user',
 };
 
 async function main(options: BenchOptions): Promise<void> {
@@ -86,8 +91,18 @@ async function main(options: BenchOptions): Promise<void> {
           },
         )
       : null;
+    const startExtra = async (script: string, env: Record<string, string>) => {
+      const started = await startServer(script, env);
+      servers.push(started);
+      return started;
+    };
+    // Services as themselves (bench/machines.ts), likewise only when one of them runs.
+    const machines = selected.some((name) => (MACHINE_CASES as readonly string[]).includes(name))
+      ? await machineCases(service, serviceEnv, startExtra)
+      : null;
     const cases: Partial<Record<CaseName, LoadCase>> = {
       ...oidc?.cases,
+      ...machines,
       bare: { name: 'bare', url: `${bare.url}/api/user`, server: bare },
       'bearer GET /api/user': {
         name: 'bearer GET /api/user',
@@ -190,6 +205,11 @@ async function main(options: BenchOptions): Promise<void> {
         ? round(best.get('POST /api/tokens')!.rps / hashPerSecond, 3)
         : null,
     };
+    const issued = best.get('POST /oauth/token client_credentials');
+    const bareIssued = best.get('bare oidc-provider client_credentials');
+    if (issued && bareIssued) {
+      extra['client_credentials_ratio_to_bare_provider'] = round(issued.rps / bareIssued.rps, 3);
+    }
     if (oidc) {
       const refresh = best.get('POST /oauth/token refresh');
       const bareRefresh = best.get('bare oidc-provider refresh');
@@ -276,6 +296,11 @@ function report(results: Results, all: ReadonlyMap<CaseName, number[]>): string 
   if (typeof extra['oidc_refresh_ratio_to_bare_provider'] === 'number') {
     lines.push(
       `POST /oauth/token refresh / bare oidc-provider: ${extra['oidc_refresh_ratio_to_bare_provider']}`,
+    );
+  }
+  if (typeof extra['client_credentials_ratio_to_bare_provider'] === 'number') {
+    lines.push(
+      `POST /oauth/token client_credentials / bare oidc-provider: ${extra['client_credentials_ratio_to_bare_provider']}`,
     );
   }
   const trip = extra['oidc_round_trip'] as Record<string, number | null> | undefined;

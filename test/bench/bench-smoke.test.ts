@@ -34,6 +34,10 @@ const CASES = [
   'GET /oauth/userinfo',
   'POST /oauth/token refresh',
   'bare oidc-provider refresh',
+  'POST /oauth/token client_credentials',
+  'bare oidc-provider client_credentials',
+  'POST /oauth/introspect',
+  'client_credentials GET /api/user',
   'bare',
 ];
 
@@ -68,6 +72,7 @@ test('npm run bench writes bench/results.json in the contract shape', { timeout:
     assert.match(run.stdout, /flood \(10 concurrent wrong-password logins/);
     assert.match(run.stdout, /service RSS: [\d.]+ MiB/);
     assert.match(run.stdout, /POST \/oauth\/token refresh \/ bare oidc-provider: [\d.]+/);
+    assert.match(run.stdout, /POST \/oauth\/token client_credentials \/ bare oidc-provider: [\d.]+/);
     assert.match(
       run.stdout,
       /authorization-code round trip \(10 browsers\): [\d.]+ flows\/s, \d+ requests each/,
