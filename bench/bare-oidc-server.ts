@@ -74,16 +74,19 @@ const provider = new Provider(issuer, {
   },
 });
 
-/** n refresh tokens of one grant, as a code exchange would have issued them. */
+/**
+ * n refresh tokens, each of its own grant as a code exchange would have issued them (as Gatehouse's are:
+ * one flow each), so a token reused by a load that was cut off revokes its own chain only.
+ */
 async function seed(n: number): Promise<string[]> {
   const client = await provider.Client.find(BARE_CLIENT.id);
-  const grant = new provider.Grant({ accountId: 'bench-user', clientId: BARE_CLIENT.id });
-  grant.addOIDCScope('openid offline_access email profile');
-  grant.addResourceScope(audience, 'openid email profile');
-  const grantId = await grant.save();
   const now = Math.floor(Date.now() / 1000);
   const tokens: string[] = [];
   for (let i = 0; i < n; i++) {
+    const grant = new provider.Grant({ accountId: 'bench-user', clientId: BARE_CLIENT.id });
+    grant.addOIDCScope('openid offline_access email profile');
+    grant.addResourceScope(audience, 'openid email profile');
+    const grantId = await grant.save();
     const token = new provider.RefreshToken({
       client: client!,
       accountId: 'bench-user',

@@ -132,6 +132,7 @@ export function refreshCase(
   tokens: string[],
 ): LoadCase {
   const pool = [...tokens];
+  let seen = 0;
   return {
     name,
     url: `${server.url}/oauth/token`,
@@ -145,6 +146,8 @@ export function refreshCase(
       body: () => `grant_type=refresh_token&refresh_token=${pool.pop() ?? 'pool-empty'}`,
       answered: (status, body) => {
         if (status === 200) pool.push((JSON.parse(body) as { refresh_token: string }).refresh_token);
+        // The first refusal says why (a lost or reused token): the case then fails on its statuses.
+        else if (seen++ === 0) process.stderr.write(`  ${name}: first refused answer ${status} ${body}\n`);
       },
     },
   };
