@@ -1,4 +1,4 @@
-// The refresh exchange's baseline (issue 29): oidc-provider alone, in-memory adapter, the same safety
+// The refresh exchange's baseline (issue 29): oidc-provider alone, in memory (a plain Map adapter), the same safety
 // settings as Gatehouse's provider where they touch a refresh (rotation, JWT access tokens for one
 // resource signed RS256, client_secret_basic). Gatehouse's ratio to it is the cost of our storage and
 // hooks, not of the library. GET /seed?n= hands out n refresh tokens of one grant, made through the
@@ -21,7 +21,50 @@ const BARE_CLIENT = {
   secret: process.env['BENCH_CLIENT_SECRET'] ?? 'bench-secret',
 };
 
+/**
+ * The library's own in-memory adapter keeps 1,000 entries (an LRU): under a refresh load it dropped the
+ * grants and the case failed with invalid_grant. A plain Map keeps everything for the run.
+ */
+class MapAdapter {
+  static readonly store = new Map<string, { payload: Record<string, unknown>; consumed?: number }>();
+  static readonly grants = new Map<string, string[]>();
+  constructor(readonly name: string) {}
+  #key(id: string) {
+    return `${this.name}:${id}`;
+  }
+  async upsert(id: string, payload: Record<string, unknown>) {
+    MapAdapter.store.set(this.#key(id), { payload });
+    const grantId = payload['grantId'];
+    if (typeof grantId === 'string') {
+      MapAdapter.grants.set(grantId, [...(MapAdapter.grants.get(grantId) ?? []), this.#key(id)]);
+    }
+  }
+  async find(id: string) {
+    const entry = MapAdapter.store.get(this.#key(id));
+    return entry && { ...entry.payload, ...(entry.consumed ? { consumed: entry.consumed } : {}) };
+  }
+  async findByUid(uid: string) {
+    for (const entry of MapAdapter.store.values()) if (entry.payload['uid'] === uid) return entry.payload;
+    return undefined;
+  }
+  async findByUserCode() {
+    return undefined;
+  }
+  async consume(id: string) {
+    const entry = MapAdapter.store.get(this.#key(id));
+    if (entry) entry.consumed = Math.floor(Date.now() / 1000);
+  }
+  async destroy(id: string) {
+    MapAdapter.store.delete(this.#key(id));
+  }
+  async revokeByGrantId(grantId: string) {
+    for (const key of MapAdapter.grants.get(grantId) ?? []) MapAdapter.store.delete(key);
+    MapAdapter.grants.delete(grantId);
+  }
+}
+
 const provider = new Provider(issuer, {
+  adapter: MapAdapter as never,
   clients: [
     {
       client_id: BARE_CLIENT.id,

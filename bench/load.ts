@@ -25,6 +25,8 @@ export interface LoadCase {
    * for the hashing threads would otherwise fill HASH_QUEUE_MAX with the measured ones and get 503s.
    */
   readonly settleMs?: number;
+  /** Runs before each warm-up (the bare provider's refresh tokens are made right before they are used). */
+  readonly prepare?: () => Promise<void>;
   /** The server under load: its CPU time per answer is measured too (robust on a busy machine). */
   readonly server?: { cpuMs(): number | null };
 }

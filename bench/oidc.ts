@@ -130,6 +130,7 @@ export function refreshCase(
   server: ServerProcess,
   client: { id: string; secret: string },
   tokens: string[],
+  more?: (n: number) => Promise<string[]>,
 ): LoadCase {
   const pool = [...tokens];
   let seen = 0;
@@ -142,6 +143,11 @@ export function refreshCase(
       authorization: basic(client.id, client.secret),
     },
     server,
+    // Tokens made just before each load (the bare provider's): every connection's warm-up and measured
+    // load has its own, whatever happened since the run began.
+    ...(more
+      ? { prepare: async () => void pool.splice(0, pool.length, ...(await more(tokens.length))) }
+      : {}),
     chain: {
       body: () => `grant_type=refresh_token&refresh_token=${pool.pop() ?? 'pool-empty'}`,
       answered: (status, body) => {
@@ -259,7 +265,8 @@ export async function oidcCases(
         'bare oidc-provider refresh',
         bare,
         BARE_CLIENT,
-        await bareRefreshTokens(bare, needed),
+        await bareRefreshTokens(bare, connections * 3 + 10),
+        (n) => bareRefreshTokens(bare, n),
       ),
     },
   };

@@ -139,6 +139,7 @@ async function main(options: BenchOptions): Promise<void> {
       duration: options.duration,
       warmup: options.warmup,
       async measure(load) {
+        await load.prepare?.();
         if (options.warmup > 0) {
           await runLoad(load, {
             connections: options.connections,
