@@ -257,7 +257,7 @@ await describeApp(
       const { browser: admin } = await signedInAdmin(t);
       const page = await admin.get(`/admin/users/${account.id}`);
       assert.equal(page.statusCode, 200);
-      assert.match(page.body, /<dt>Linked accounts<\/dt><dd>Acme ID <span class="muted small wrap">/);
+      assert.match(page.body, /<dt>Linked accounts<\/dt><dd>Acme ID <span class="email muted small">/);
       const exported = await account.browser.get('/user/export', { accept: 'application/json' });
       // No password: the export's confirmation cannot be given; the part is read through the use case.
       assert.equal(exported.statusCode, 423);

@@ -170,11 +170,11 @@ await describeApp(
       // A person pressing the button again gets the notice page, saying when it works again.
       const limitedPage = await browser.post('/email/verification-notification');
       assert.equal(limitedPage.statusCode, 429);
-      assert.match(limitedPage.body, /Sie können in \d+ Sekunden einen weiteren anfordern/);
+      assert.match(limitedPage.body, /Sie können in \d+ Sekunden eine weitere anfordern/);
       assert.match(limitedPage.body, /action="\/email\/verification-notification"/);
       const noticeWhileLimited = await browser.get('/email/verify');
       assert.equal(noticeWhileLimited.statusCode, 200);
-      assert.match(noticeWhileLimited.body, /Sie können in \d+ Sekunden einen weiteren anfordern/);
+      assert.match(noticeWhileLimited.body, /Sie können in \d+ Sekunden eine weitere anfordern/);
       assert.equal(
         (await browser.post('/email/verification-notification', { _token: 'bad' })).statusCode,
         419,
