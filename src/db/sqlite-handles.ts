@@ -44,6 +44,11 @@ export function openSqliteFile(filename: string, options?: SqliteDatabase.Option
   // The library's pragma() prepares a statement of its own and drops it; this one keeps it.
   database.pragma = ((source: string, options?: SqliteDatabase.PragmaOptions) => {
     const statement = database.prepare(`pragma ${source}`);
+    // A pragma that sets something may return no rows at all (synchronous = OFF): run it, as the library does.
+    if (!statement.reader) {
+      statement.run();
+      return options?.simple ? undefined : [];
+    }
     return options?.simple ? statement.pluck(true).get() : statement.pluck(false).all();
   }) as typeof database.pragma;
   return database;
