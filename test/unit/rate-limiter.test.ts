@@ -65,6 +65,28 @@ function limiterContract(makeStore: () => RateLimitStore) {
     assert.equal(results.filter((r) => r.allowed).length, 5);
     assert.equal(results.filter((r) => !r.allowed && r.firstRefusal).length, 1);
   });
+
+  test('hitAndRestart() pushes the window to windowMs after the hit, never brings it forward', async () => {
+    const store = makeStore();
+    const first = await store.hitAndRestart('p', 60_000);
+    assert.equal(first.count, 1);
+    assert.ok(first.resetInMs > 59_000 && first.resetInMs <= 60_000, String(first.resetInMs));
+    const shorter = await store.hitAndRestart('p', 10_000);
+    assert.equal(shorter.count, 2);
+    assert.ok(shorter.resetInMs > 59_000, 'a shorter window does not bring the end forward');
+    const longer = await store.hitAndRestart('p', 120_000);
+    assert.equal(longer.count, 3);
+    assert.ok(longer.resetInMs > 119_000 && longer.resetInMs <= 120_000, String(longer.resetInMs));
+  });
+
+  test('concurrent hitAndRestart() calls each see a distinct count: one alone in the window', async () => {
+    const store = makeStore();
+    const hits = await Promise.all(Array.from({ length: 20 }, () => store.hitAndRestart('q', 5_000)));
+    assert.deepEqual(
+      hits.map((hit) => hit.count).sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, i) => i + 1),
+    );
+  });
 }
 
 describe('memory rate-limit store', () => {
@@ -95,6 +117,17 @@ describe('memory rate-limit store', () => {
     clock.advance(1);
     assert.deepEqual(await limiter.attempt('w', LIMIT), { allowed: true, remaining: 4 });
   });
+
+  test('hitAndRestart(): every hit restarts the window; a whole window without one ends it', async () => {
+    const store = make();
+    assert.equal((await store.hitAndRestart('s', 10_000)).count, 1);
+    clock.advance(9_000);
+    assert.deepEqual(await store.hitAndRestart('s', 10_000), { count: 2, resetInMs: 10_000 });
+    clock.advance(9_000);
+    assert.equal((await store.hitAndRestart('s', 10_000)).count, 3, '18 s after the first hit');
+    clock.advance(10_000);
+    assert.equal((await store.hitAndRestart('s', 10_000)).count, 1, 'a quiet window has passed');
+  });
 });
 
 describe('Redis rate-limit store', { skip: await redisSkip() }, () => {
@@ -116,6 +149,20 @@ describe('Redis rate-limit store', { skip: await redisSkip() }, () => {
     assert.match(keys[0]!, /^gatehouse-test:[0-9a-f]+:keys:[0-9a-f]{64}$/);
     const ttl = await redis.pttl(keys[0]!);
     assert.ok(ttl > 55_000 && ttl <= 60_000, String(ttl));
+  });
+
+  test('hitAndRestart(): every hit restarts the expiry; an expired window starts again', async () => {
+    const store = redisRateLimitStore(redis, `${prefix}restart:`);
+    await store.hitAndRestart('s', 60_000);
+    const [key] = await redisKeys(`${prefix}restart:`);
+    // Time passing, without waiting for it: the window is left with one second.
+    await redis.pexpire(key!, 1_000);
+    const again = await store.hitAndRestart('s', 60_000);
+    assert.equal(again.count, 2);
+    assert.ok(again.resetInMs > 59_000, String(again.resetInMs));
+    assert.ok((await redis.pttl(key!)) > 59_000);
+    await redis.del(key!);
+    assert.equal((await store.hitAndRestart('s', 60_000)).count, 1);
   });
 
   test('two stores on one Redis and namespace share the counts', async () => {

@@ -104,6 +104,13 @@ export interface Hit {
  */
 export interface RateLimitStore {
   hit(key: string, windowMs: number): Promise<Hit>;
+  /**
+   * A hit on a window that every hit restarts: it ends `windowMs` after this hit, or later if it
+   * already did (never brought forward, so a hit that read an older, shorter window cannot shorten
+   * a longer one set beside it). The count runs until a whole window passes without a hit. Atomic
+   * like `hit`.
+   */
+  hitAndRestart(key: string, windowMs: number): Promise<Hit>;
   peek(key: string): Promise<Hit | null>;
   /** Takes back one hit of a live window (never below zero, never extending it). */
   release(key: string): Promise<void>;
@@ -130,6 +137,14 @@ export function memoryRateLimitStore(clock: Clock): RateLimitStore {
       const now = clock.now();
       const window = live(key) ?? { count: 0, resetAt: now + windowMs };
       window.count++;
+      windows.set(key, window);
+      return { count: window.count, resetInMs: window.resetAt - now };
+    },
+    async hitAndRestart(key, windowMs) {
+      const now = clock.now();
+      const window = live(key) ?? { count: 0, resetAt: now };
+      window.count++;
+      window.resetAt = Math.max(window.resetAt, now + windowMs);
       windows.set(key, window);
       return { count: window.count, resetInMs: window.resetAt - now };
     },

@@ -11,6 +11,15 @@ local ttl = redis.call('PTTL', KEYS[1])
 if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
 return {count, ttl}`;
 
+// INCR and the push of the expiry in one script: the window ends ARGV[1] ms after this hit, unless it
+// already ends later (a key without an expiry has PTTL -1 and gets one).
+const HIT_AND_RESTART_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+local window = tonumber(ARGV[1])
+if ttl < window then redis.call('PEXPIRE', KEYS[1], window); ttl = window end
+return {count, ttl}`;
+
 // DECR only an existing window with hits left: a window that expired meanwhile is not recreated
 // (without an expiry it would never end), and no count goes below zero.
 const RELEASE_SCRIPT = `
@@ -24,6 +33,13 @@ export function redisRateLimitStore(redis: Redis, namespace: string): RateLimitS
   return {
     async hit(key, windowMs) {
       const [count, ttl] = (await redis.eval(HIT_SCRIPT, 1, keyOf(key), windowMs)) as [number, number];
+      return { count, resetInMs: ttl };
+    },
+    async hitAndRestart(key, windowMs) {
+      const [count, ttl] = (await redis.eval(HIT_AND_RESTART_SCRIPT, 1, keyOf(key), windowMs)) as [
+        number,
+        number,
+      ];
       return { count, resetInMs: ttl };
     },
     async peek(key) {
