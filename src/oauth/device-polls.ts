@@ -18,22 +18,32 @@ export interface DevicePollDeps {
 
 /**
  * The `DeviceCode` model's storage with the pace of polling enforced where the token endpoint looks
- * the code up (docs/guides/oidc-provider.md "Device flow"): one poll per interval of a code, counted
- * on the shared rate-limit store, so every instance sees the same pace. A poll sooner than the
- * interval after the previous accepted one is `slow_down`, and the code's interval grows by 5 s.
+ * the code up (docs/guides/oidc-provider.md "Device flow"), counted on the shared rate-limit store, so
+ * every instance sees the same pace. RFC 8628 §3.5: a poll sooner than `interval` seconds after the
+ * previous poll of the code — accepted or refused — is `slow_down`, and the interval grows by 5 s for
+ * it and every later poll.
  *
  * The count is atomic, so of 20 polls at once exactly one goes on to the library — which consumes an
  * approved code once and answers it with tokens; the others are told to slow down.
  */
 export function devicePolls(stored: Adapter, deps: DevicePollDeps): Adapter {
-  const { limiter } = deps;
+  const { store } = deps.limiter;
+  const intervalMs = (slowed: number) =>
+    (DEVICE_POLL_INTERVAL_SECONDS + SLOW_DOWN_STEP_SECONDS * slowed) * 1000;
   async function keepPace(id: string): Promise<void> {
     const key = sha256Hex(id);
-    const slowed = (await limiter.store.peek(`device-slow:${key}`))?.count ?? 0;
-    const interval = DEVICE_POLL_INTERVAL_SECONDS + SLOW_DOWN_STEP_SECONDS * slowed;
-    const poll = await limiter.attempt(`device-poll:${key}`, { max: 1, windowSeconds: interval });
-    if (poll.allowed) return;
-    await limiter.store.hit(`device-slow:${key}`, SLOW_DOWN_MEMORY_SECONDS * 1000);
+    const slowed = (await store.peek(`device-slow:${key}`))?.count ?? 0;
+    // Every poll restarts the clock, a refused one too (the RFC's "previous poll"): a device that
+    // keeps polling too fast stays refused until it waits a whole interval, instead of being let
+    // through whenever a fixed window after its last accepted poll has passed, however fast it
+    // polled meanwhile. Only the first poll after a quiet interval finds the window empty (count 1):
+    // that is the atomic decision.
+    const poll = await store.hitAndRestart(`device-poll:${key}`, intervalMs(slowed));
+    if (poll.count === 1) return;
+    const slow = await store.hit(`device-slow:${key}`, SLOW_DOWN_MEMORY_SECONDS * 1000);
+    // The grown interval runs from this refused poll. The store never brings a window's end forward,
+    // so a concurrent poll that read the smaller count cannot shorten it.
+    await store.hitAndRestart(`device-poll:${key}`, intervalMs(slow.count));
     throw deps.slowDown();
   }
   return {

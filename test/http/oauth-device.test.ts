@@ -16,7 +16,7 @@ import {
 /**
  * The device authorization grant (RFC 8628; docs/guides/oidc-provider.md "Device flow") through HTTP:
  * openid-client as the device, a signed-in browser at /device typing the code and consenting; the poll
- * answers exactly as §3.5 says; typing codes is throttled; and 20 polls at once of an approved code
+ * answers exactly as §3.5 says (slow_down counted from the previous poll, accepted or refused); typing codes is throttled; and 20 polls at once of an approved code
  * give tokens once, on every dialect.
  */
 const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -123,7 +123,7 @@ await describeApp(
       assert.deepEqual([first.status, first.body['error']], [400, 'authorization_pending']);
       const tooSoon = await poll(app, rp.clientId, started.device_code);
       assert.deepEqual([tooSoon.status, tooSoon.body['error']], [400, 'slow_down']);
-      clock.advance(6_000);
+      clock.advance(10_000);
       assert.equal(
         (await poll(app, rp.clientId, started.device_code)).body['error'],
         'authorization_pending',
@@ -134,7 +134,7 @@ await describeApp(
         'slow_down',
         'after a slow_down the interval is 10 s',
       );
-      clock.advance(11_000);
+      clock.advance(15_000);
       const browser = await signedInBrowser(app, user.email, user.password);
       await approve(browser, started.user_code, 'deny');
       assert.equal((await poll(app, rp.clientId, started.device_code)).body['error'], 'access_denied');
@@ -155,6 +155,27 @@ await describeApp(
       assert.equal((await poll(app, rp.clientId, late.device_code)).body['error'], 'expired_token');
       const unknown = await poll(app, rp.clientId, 'no-such-device-code');
       assert.deepEqual([unknown.status, unknown.body['error']], [400, 'invalid_grant']);
+    });
+
+    test('every poll restarts the clock, a refused one too: slow_down is judged from the previous poll', async () => {
+      const app = ctx();
+      const { rp, config } = await device(app);
+      const started = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
+      const pollAfter = async (ms: number) => {
+        clock.advance(ms);
+        return (await poll(app, rp.clientId, started.device_code)).body['error'];
+      };
+      assert.equal(await pollAfter(0), 'authorization_pending', 't=0, interval 5 s');
+      assert.equal(await pollAfter(2_000), 'slow_down', 't=2, interval now 10 s');
+      assert.equal(await pollAfter(2_000), 'slow_down', 't=4, still too fast: interval now 15 s');
+      assert.equal(
+        await pollAfter(12_000),
+        'slow_down',
+        't=16: 16 s after the accepted poll, but 12 s after the refused one; interval now 20 s',
+      );
+      assert.equal(await pollAfter(20_000), 'authorization_pending', 't=36: 20 s after the refused one');
+      assert.equal(await pollAfter(19_000), 'slow_down', 't=55: the interval stays 20 s; now 25 s');
+      assert.equal(await pollAfter(25_000), 'authorization_pending', 't=80: 25 s after the refused one');
     });
 
     test('a wrong code is said so on the page; typing codes is throttled (10 a minute)', async () => {
