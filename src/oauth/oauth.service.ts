@@ -27,6 +27,7 @@ import { recordRefreshTokenReuse } from './replays.ts';
 import { scopeCatalogue } from './scopes.ts';
 import { signingKeys } from './signing-keys.ts';
 import { createStorageAdapter } from './storage-adapter.ts';
+import { userinfoReader } from './userinfo.ts';
 
 /** A client by id, null when there is none. The composition root may cache answers. */
 export type FindClient = (clientId: string) => Promise<OauthClient | null> | OauthClient | null;
@@ -208,6 +209,12 @@ export function createOauth(deps: OauthDeps) {
     redirectOrigins: async (): Promise<ReadonlySet<string>> => new Set(await deps.findRedirectOrigins('')),
     /** The JWT access token check of Gatehouse's own API (the `oauth` guard). */
     verifyAccessToken,
+    /** Userinfo for a bearer JWT of ours, or null for the library to answer (userinfo.ts). */
+    userinfo: userinfoReader({
+      verify: verifyAccessToken,
+      findClient: deps.findClient,
+      findUser: deps.findUser,
+    }),
     /** A rotated refresh token presented again: its grant is gone; the audit trail hears of it. */
     refreshTokenReused: (reuse: { accountId: string | null; clientId: string | null }, audit: AuditContext) =>
       recordRefreshTokenReuse(db, reuse, audit),

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import * as library from 'oidc-provider';
+import { OAUTH_ROUTES } from '../../oauth/provider-config.ts';
 import { oauthCors } from '../plugins/cors.ts';
 import { auditContext } from '../request-context.ts';
 import { connectedAppRoutes } from './connected-apps.ts';
@@ -16,6 +17,7 @@ import { rpInitiatedLogout } from './rp-logout.ts';
 import { followedSession, sessionSync } from './session-sync.ts';
 import { structuredTokens } from './structured-tokens.ts';
 import { tokenMetrics } from './token-metrics.ts';
+import { userinfoDirect } from './userinfo-direct.ts';
 
 /**
  * The OpenID Connect provider's HTTP half (docs/guides/oidc-provider.md): oidc-provider mounted at its
@@ -78,7 +80,7 @@ export async function oauthRoutes(app: FastifyInstance) {
   });
   // The first start creates the signing keys; a broken key set fails the start, not a request.
   await host.current();
-  await app.register(providerRoutes(host));
+  await app.register(providerRoutes(host, { [OAUTH_ROUTES.userinfo]: userinfoDirect(oauth.userinfo) }));
   await app.register(interactionRoutes(host));
   await app.register(registrationRoutes);
   await app.register(connectedAppRoutes);

@@ -47,7 +47,10 @@ const GATED_PATHS: readonly [string, HTTPMethods[]][] = [
  * they are set to the issuer's (OIDC_ISSUER), never taken from what a client sent, like every link
  * Gatehouse writes. The client's address is the one Fastify decided under TRUST_PROXY.
  */
-export function providerRoutes(host: ProviderHost) {
+/** An answer given before the library's (userinfo-direct.ts): true when it answered. */
+export type DirectAnswer = (request: FastifyRequest, reply: FastifyReply) => Promise<boolean>;
+
+export function providerRoutes(host: ProviderHost, direct: Readonly<Record<string, DirectAnswer>> = {}) {
   return async function routes(app: FastifyInstance) {
     const issuer = new URL(app.services.config.oidc.issuer);
     const scheme = issuer.protocol.slice(0, -1);
@@ -63,13 +66,19 @@ export function providerRoutes(host: ProviderHost) {
       reply.hijack();
       callback(request.raw, reply.raw);
     };
+    // One hook, not two: a second would run before an answer sent by the first has finished.
+    const directFirst = (answer: DirectAnswer) => async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.method !== 'OPTIONS' && (await answer(request, reply))) return reply;
+      return handOver(request, reply);
+    };
     for (const [url, methods] of [...PROVIDER_PATHS, ...GATED_PATHS]) {
       const gated = GATED_PATHS.some(([path]) => path === url);
+      const answer = direct[url];
       app.route({
         method: methods,
         url,
         exposeHeadRoute: false,
-        onRequest: gated ? [deviceGate, handOver] : handOver,
+        onRequest: gated ? [deviceGate, handOver] : answer ? directFirst(answer) : handOver,
         // Never reached: the onRequest hook answered.
         handler: async () => undefined,
       });
