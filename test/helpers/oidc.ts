@@ -152,14 +152,18 @@ export async function authorize(
   return { callback, last, verifier, state, nonce };
 }
 
-/** Follows redirects and Refresh headers within Gatehouse; stops outside it or at a page. */
+/**
+ * Follows redirects and Refresh headers within Gatehouse; stops outside it or at a page. `issuer`: the
+ * app's APP_URL, when a suite sets its own (one listening on a port).
+ */
 export async function follow(
   browser: Browser,
   start: string,
+  issuer = ISSUER,
 ): Promise<{ callback: URL | null; last: LightMyRequestResponse }> {
-  let target = new URL(start, ISSUER);
+  let target = new URL(start, issuer);
   for (let hop = 0; hop < 20; hop++) {
-    if (target.origin !== ISSUER) return { callback: target, last: undefined as never };
+    if (target.origin !== issuer) return { callback: target, last: undefined as never };
     const response = await browser.get(`${target.pathname}${target.search}`);
     const next = response.headers.location ?? refreshTarget(response.headers.refresh);
     if (next === undefined) return { callback: null, last: response };
@@ -178,6 +182,7 @@ export async function answerConsent(
   browser: Browser,
   last: LightMyRequestResponse,
   decision: 'allow' | 'deny',
+  issuer = ISSUER,
 ) {
   const action = /<form method="post" action="(\/oauth\/interaction\/[^"]+)"/.exec(last.body)?.[1];
   assert.ok(action, `no consent form on the page: ${last.body.slice(0, 400)}`);
@@ -185,7 +190,38 @@ export async function answerConsent(
   assert.equal(response.statusCode, 200, response.body.slice(0, 300));
   const next = refreshTarget(response.headers.refresh);
   assert.ok(next, 'the consent moves on by itself');
-  return follow(browser, next);
+  return follow(browser, next, issuer);
+}
+
+export const xsrfOf = (body: string) => /name="xsrf" value="([^"]+)"/.exec(body)?.[1] ?? '';
+
+/**
+ * A person at /device (the device flow, RFC 8628): types the code, confirms it, and answers the
+ * consent. The last page.
+ */
+export async function approveDevice(
+  browser: Browser,
+  userCode: string,
+  decision: 'allow' | 'deny' = 'allow',
+  issuer = ISSUER,
+) {
+  const page = await browser.get('/device');
+  assert.equal(page.statusCode, 200, page.body.slice(0, 300));
+  const confirm = await browser.post('/device', {
+    xsrf: xsrfOf(page.body),
+    user_code: userCode.toLowerCase(),
+  });
+  assert.equal(confirm.statusCode, 200);
+  assert.ok(confirm.body.includes(userCode), 'the code is shown back to be checked');
+  const go = await browser.post('/device', {
+    xsrf: xsrfOf(confirm.body),
+    user_code: userCode,
+    confirm: 'yes',
+  });
+  assert.ok(go.headers.location, `no redirect: ${go.statusCode} ${go.body.slice(0, 200)}`);
+  const { last } = await follow(browser, String(go.headers.location), issuer);
+  assert.match(last.body, /name="decision"/, 'the consent page');
+  return (await answerConsent(browser, last, decision, issuer)).last;
 }
 
 /** The whole code flow for a signed-in browser that allows everything asked; the token response. */

@@ -3,21 +3,20 @@ import { test } from 'node:test';
 import * as client from 'openid-client';
 import { fakeClock } from '../../src/lib/clock.ts';
 import { describeApp, describeEachDialect, type TestApp } from '../helpers/app.ts';
-import type { Browser } from '../helpers/browser-session.ts';
 import {
-  answerConsent,
-  follow,
+  approveDevice,
   ISSUER,
   injectFetch,
   registerClient,
   signedInBrowser,
+  xsrfOf,
 } from '../helpers/oidc.ts';
 
 /**
  * The device authorization grant (RFC 8628; docs/guides/oidc-provider.md "Device flow") through HTTP:
  * openid-client as the device, a signed-in browser at /device typing the code and consenting; the poll
- * answers exactly as §3.5 says (slow_down counted from the previous poll, accepted or refused); typing codes is throttled; and 20 polls at once of an approved code
- * give tokens once, on every dialect.
+ * answers exactly as §3.5 says (slow_down counted from the previous poll, accepted or refused); typing
+ * codes is throttled; and 20 polls at once of an approved code give tokens once, on every dialect.
  */
 const DEVICE = 'urn:ietf:params:oauth:grant-type:device_code';
 const USER_CODE = /^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/;
@@ -39,29 +38,6 @@ async function device(app: TestApp) {
     execute: [client.allowInsecureRequests],
   });
   return { rp, config };
-}
-
-const xsrfOf = (body: string) => /name="xsrf" value="([^"]+)"/.exec(body)?.[1] ?? '';
-
-/** A person at /device: types the code, confirms it, and answers the consent. The last page. */
-async function approve(browser: Browser, userCode: string, decision: 'allow' | 'deny' = 'allow') {
-  const page = await browser.get('/device');
-  assert.equal(page.statusCode, 200, page.body.slice(0, 300));
-  const confirm = await browser.post('/device', {
-    xsrf: xsrfOf(page.body),
-    user_code: userCode.toLowerCase(),
-  });
-  assert.equal(confirm.statusCode, 200);
-  assert.ok(confirm.body.includes(userCode), 'the code is shown back to be checked');
-  const go = await browser.post('/device', {
-    xsrf: xsrfOf(confirm.body),
-    user_code: userCode,
-    confirm: 'yes',
-  });
-  assert.ok(go.headers.location, `no redirect: ${go.statusCode} ${go.body.slice(0, 200)}`);
-  const { last } = await follow(browser, String(go.headers.location));
-  assert.match(last.body, /name="decision"/, 'the consent page');
-  return (await answerConsent(browser, last, decision)).last;
 }
 
 async function poll(app: TestApp, clientId: string, deviceCode: string) {
@@ -99,7 +75,7 @@ await describeApp(
       assert.match(String(guest.headers.location), /\/login/);
 
       const browser = await signedInBrowser(app, user.email, user.password);
-      const done = await approve(browser, started.user_code);
+      const done = await approveDevice(browser, started.user_code);
       assert.match(done.body, /Device connected/);
 
       clock.advance(5_000);
@@ -136,7 +112,7 @@ await describeApp(
       );
       clock.advance(15_000);
       const browser = await signedInBrowser(app, user.email, user.password);
-      await approve(browser, started.user_code, 'deny');
+      await approveDevice(browser, started.user_code, 'deny');
       assert.equal((await poll(app, rp.clientId, started.device_code)).body['error'], 'access_denied');
 
       const late = await client.initiateDeviceAuthorization(config, { scope: 'openid' });
@@ -237,7 +213,7 @@ await describeEachDialect(
       const { rp, config } = await device(app);
       const started = await client.initiateDeviceAuthorization(config, { scope: 'openid offline_access' });
       const browser = await signedInBrowser(app, user.email, user.password);
-      await approve(browser, started.user_code);
+      await approveDevice(browser, started.user_code);
       const answers = await Promise.all(
         Array.from({ length: 20 }, () => poll(app, rp.clientId, started.device_code)),
       );
