@@ -34,12 +34,18 @@ export function clientMetadata(client: OauthClient): ClientMetadata {
  * other grant. It may introspect every access token (RFC 7662 §2.1 leaves who may to the server);
  * any other client learns about its own tokens only (docs/guides/oidc-provider.md "Introspection").
  */
+export function isResourceServerClient(
+  client: Pick<OauthClient, 'trusted' | 'public' | 'grantTypes'>,
+): boolean {
+  const grants = client.grantTypes;
+  return client.trusted && !client.public && grants.length === 1 && grants[0] === 'client_credentials';
+}
+
+/** The same rule on the library's view of a client (clientMetadata above made it). */
 export function isResourceServer(client: Client): boolean {
-  const grants = client.grantTypes ?? [];
-  return (
-    client['gatehouse_trusted'] === true &&
-    client.tokenEndpointAuthMethod !== 'none' &&
-    grants.length === 1 &&
-    grants[0] === 'client_credentials'
-  );
+  return isResourceServerClient({
+    trusted: client['gatehouse_trusted'] === true,
+    public: client.tokenEndpointAuthMethod === 'none',
+    grantTypes: client.grantTypes ?? [],
+  });
 }

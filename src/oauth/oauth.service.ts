@@ -15,6 +15,7 @@ import { devicePolls } from './device-polls.ts';
 import { grantLoader } from './grant-loader.ts';
 import type { FindGrant } from './grants.ts';
 import { revokeGrant } from './grants.ts';
+import { introspectionReader } from './introspection.ts';
 import { KeyRing } from './key-ring.ts';
 import type { OidcLibrary } from './library.ts';
 import { queueLogoutNotices, type SessionAuthorizations } from './logout-notices.ts';
@@ -140,6 +141,32 @@ export function createOauth(deps: OauthDeps) {
     pages: mount.pages,
   });
 
+  /**
+   * RFC 7662 for one of our JWT access tokens (the library introspects only what it stores): active
+   * when it verifies, its grant is alive and the asking client is its own (or, `anyClient`, a
+   * resource server: client-metadata.ts isResourceServer).
+   */
+  async function introspectJwt(
+    token: string,
+    clientId: string,
+    anyClient = false,
+  ): Promise<Record<string, unknown>> {
+    const access = await verifyAccessToken(token);
+    if (access === null || (access.clientId !== clientId && !anyClient)) return { active: false };
+    return {
+      active: true,
+      sub: access.userId === null ? access.clientId : String(access.userId),
+      client_id: access.clientId,
+      scope: access.scopes.join(' '),
+      exp: access.expiresAt,
+      iat: access.issuedAt,
+      iss: config.oidc.issuer,
+      aud: access.audience,
+      jti: access.jti,
+      token_type: 'Bearer',
+    };
+  }
+
   return {
     scopes,
     audience,
@@ -171,31 +198,9 @@ export function createOauth(deps: OauthDeps) {
     /** The provider session a browser may present, given its Gatehouse session (provider-sessions.ts). */
     followSession: (presentedId: string | null, gatehouse: GatehouseSession | null) =>
       followGatehouseSession({ db, clock, ttlSeconds: sessionTtlSeconds }, presentedId, gatehouse),
-    /**
-     * RFC 7662 for one of our JWT access tokens (the library introspects only what it stores): active
-     * when it verifies, its grant is alive and the asking client is its own (or, `anyClient`, a
-     * resource server: client-metadata.ts isResourceServer).
-     */
-    async introspectJwt(
-      token: string,
-      clientId: string,
-      anyClient = false,
-    ): Promise<Record<string, unknown>> {
-      const access = await verifyAccessToken(token);
-      if (access === null || (access.clientId !== clientId && !anyClient)) return { active: false };
-      return {
-        active: true,
-        sub: access.userId === null ? access.clientId : String(access.userId),
-        client_id: access.clientId,
-        scope: access.scopes.join(' '),
-        exp: access.expiresAt,
-        iat: access.issuedAt,
-        iss: config.oidc.issuer,
-        aud: access.audience,
-        jti: access.jti,
-        token_type: 'Bearer',
-      };
-    },
+    introspectJwt,
+    /** Introspection answered before the library, or null for the library (introspection.ts). */
+    introspection: introspectionReader({ findClient: deps.findClient, introspectJwt }),
     /**
      * RFC 7009 for one of our JWT access tokens: a JWT cannot be revoked alone, so its grant is (§2.1
      * allows revoking related tokens) — the client's refresh token and every access token of that

@@ -8,6 +8,7 @@ import { connectedAppRoutes } from './connected-apps.ts';
 import { DEVICE_CODE_GRANT, devicePollInterval } from './device-polling.ts';
 import { grantTypeNotAllowed } from './grant-errors.ts';
 import { interactionRoutes } from './interaction-routes.ts';
+import { introspectionDirect } from './introspection-direct.ts';
 import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
 import { providerPages } from './provider-pages.ts';
 import { carriedRequest } from './provider-request.ts';
@@ -80,7 +81,12 @@ export async function oauthRoutes(app: FastifyInstance) {
   });
   // The first start creates the signing keys; a broken key set fails the start, not a request.
   await host.current();
-  await app.register(providerRoutes(host, { [OAUTH_ROUTES.userinfo]: userinfoDirect(oauth.userinfo) }));
+  await app.register(
+    providerRoutes(host, {
+      [OAUTH_ROUTES.userinfo]: userinfoDirect(oauth.userinfo),
+      [OAUTH_ROUTES.introspection]: introspectionDirect(oauth.introspection),
+    }),
+  );
   await app.register(interactionRoutes(host));
   await app.register(registrationRoutes);
   await app.register(connectedAppRoutes);

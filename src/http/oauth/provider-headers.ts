@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 
 type Next = () => Promise<void>;
@@ -72,4 +73,23 @@ export function invalidClientChallenge(issuer: string) {
       ctx.set('www-authenticate', `Basic realm="${issuer}"`);
     }
   };
+}
+
+const PROVIDER_CSP = providerCsp();
+
+/**
+ * Sends `body` with the headers the library's JSON answers carry (no-store, our headers above, and
+ * its CORS answer to a request without Origin, which no browser reads): for the answers given before
+ * the library (userinfo-direct.ts, introspection-direct.ts), compared with its own by their tests.
+ */
+export function sendAsProvider(reply: FastifyReply, body: Record<string, unknown>): void {
+  reply
+    .header('vary', 'Origin')
+    .header('access-control-allow-origin', '*')
+    .header('access-control-expose-headers', 'WWW-Authenticate')
+    .header('cache-control', 'no-store')
+    .header('x-frame-options', 'DENY')
+    .header('content-security-policy', PROVIDER_CSP)
+    .type('application/json; charset=utf-8')
+    .send(body);
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ReadUserinfo } from '../../oauth/userinfo.ts';
-import { providerCsp } from './provider-headers.ts';
+import { sendAsProvider } from './provider-headers.ts';
 
 /** `Bearer <token>`, as the library splits the header: two parts, the scheme in any case. */
 const BEARER = /^bearer ([^ ]+)$/i;
@@ -32,23 +32,13 @@ function plainBearer(request: FastifyRequest): string | null {
  * to the library, which answers it — errors included — as before.
  */
 export function userinfoDirect(read: ReadUserinfo) {
-  const csp = providerCsp();
   /** True when it answered; false: the library's turn. */
   return async function direct(request: FastifyRequest, reply: FastifyReply): Promise<boolean> {
     const token = plainBearer(request);
     if (token === null) return false;
     const claims = await read(token);
     if (claims === null) return false;
-    reply
-      // The library's CORS answer to a request without Origin (its shared/cors.js): no browser reads it.
-      .header('vary', 'Origin')
-      .header('access-control-allow-origin', '*')
-      .header('access-control-expose-headers', 'WWW-Authenticate')
-      .header('cache-control', 'no-store')
-      .header('x-frame-options', 'DENY')
-      .header('content-security-policy', csp)
-      .type('application/json; charset=utf-8');
-    reply.send(claims);
+    sendAsProvider(reply, claims);
     return true;
   };
 }
