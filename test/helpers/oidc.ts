@@ -247,3 +247,20 @@ export async function codeFlow(
   result = { ...result, callback };
   return { tokens, authorization: result };
 }
+
+/** The headers by which an answer given before the library is compared with the library's own. */
+const ANSWER_HEADERS = [
+  'cache-control',
+  'content-type',
+  'content-security-policy',
+  'x-frame-options',
+  'x-content-type-options',
+  'referrer-policy',
+  'www-authenticate',
+  'vary',
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+];
+
+export const answerHeaders = (response: { headers: Record<string, unknown> }) =>
+  Object.fromEntries(ANSWER_HEADERS.map((name) => [name, response.headers[name]]));

@@ -2,9 +2,8 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import type { LightMyRequestResponse } from 'fastify';
 import { describeApp, type TestApp } from '../helpers/app.ts';
-import { codeFlow, registerClient, relyingParty, signedInBrowser } from '../helpers/oidc.ts';
+import { answerHeaders, codeFlow, registerClient, relyingParty, signedInBrowser } from '../helpers/oidc.ts';
 
 /**
  * POST /oauth/introspect. A client introspecting a JWT access token with client_secret_basic is
@@ -24,20 +23,6 @@ const introspect = (app: TestApp, authorization: string, fields: Record<string, 
     headers: { 'content-type': FORM, authorization },
     payload: new URLSearchParams(fields).toString(),
   });
-
-const HEADERS = [
-  'cache-control',
-  'content-type',
-  'content-security-policy',
-  'x-frame-options',
-  'x-content-type-options',
-  'referrer-policy',
-  'vary',
-  'access-control-allow-origin',
-  'access-control-expose-headers',
-];
-const headersOf = (response: LightMyRequestResponse) =>
-  Object.fromEntries(HEADERS.map((name) => [name, response.headers[name]]));
 
 async function setUp(app: TestApp) {
   const user = await app.createUser();
@@ -103,7 +88,7 @@ await describeApp('oauth introspection', (ctx) => {
         const direct = await introspect(app, authorization, fields);
         assert.equal(direct.statusCode, 200, name);
         assert.deepEqual(direct.json(), library.json(), name);
-        assert.deepEqual(headersOf(direct), headersOf(library), name);
+        assert.deepEqual(answerHeaders(direct), answerHeaders(library), name);
       }
       return library.json().active as boolean;
     };
