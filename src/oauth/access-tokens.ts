@@ -74,6 +74,7 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
    * set (rotation) empties it. The grant is still checked on every request: revocation stays immediate.
    */
   const VERIFIED_MAX = 10_000;
+  const api = new Set(deps.scopes.api);
   const verified = new Map<string, JWTPayload>();
   let verifiedFor = '';
 
@@ -128,7 +129,6 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
       if (grant === null || grant.clientId !== clientId || grant.accountId !== sub) return null;
     }
     const scopes = typeof payload['scope'] === 'string' ? payload['scope'].split(' ').filter(Boolean) : [];
-    const api = new Set(deps.scopes.api);
     return {
       userId: typeof grantId === 'string' ? Number(sub) : null,
       clientId,

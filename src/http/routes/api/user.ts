@@ -38,6 +38,26 @@ export const userSchema = {
  * user's organizations (the serialiser keeps `id`, `slug`, `name` and `role` of each).
  */
 export function toPublicUser(user: User, organizations: readonly OrgMembership[]) {
+  return { ...publicFields(user), organizations };
+}
+
+/**
+ * The user's fields in their public shape, by user object: the cache door hands out the same frozen
+ * User while its row is unchanged, and three toISOString calls were the largest piece of this route's
+ * own time (docs/contributing/benchmarks.md "toPublicUser"). A changed row is a new object.
+ */
+const publicShapes = new WeakMap<User, ReturnType<typeof shapeOf>>();
+
+function publicFields(user: User) {
+  let shape = publicShapes.get(user);
+  if (shape === undefined) {
+    shape = shapeOf(user);
+    publicShapes.set(user, shape);
+  }
+  return shape;
+}
+
+function shapeOf(user: User) {
   return {
     id: user.id,
     name: user.name,
@@ -45,7 +65,6 @@ export function toPublicUser(user: User, organizations: readonly OrgMembership[]
     email_verified_at: user.emailVerifiedAt === null ? null : new Date(user.emailVerifiedAt).toISOString(),
     created_at: new Date(user.createdAt).toISOString(),
     updated_at: new Date(user.updatedAt).toISOString(),
-    organizations,
   };
 }
 
