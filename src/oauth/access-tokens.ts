@@ -87,6 +87,8 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
     const known = verified.get(token);
     if (known !== undefined && (known.exp ?? 0) > Date.now() / 1000) return known;
     verified.delete(token);
+    // Only what looks like a JWT is verified (and so cached); a token found above had that shape.
+    if (!looksLikeJwt(token)) return null;
     const payload = await verifySignature(token, set);
     if (payload !== null) {
       if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
@@ -114,7 +116,7 @@ export function accessTokenVerifier(deps: AccessTokenDeps) {
   }
 
   return async (token: string): Promise<OauthAccess | null> => {
-    if (!looksLikeJwt(token)) return null;
+    if (token.length >= 8192) return null;
     const payload = await verify(token);
     if (payload === null) return null;
     const grantId = payload[GRANT_CLAIM];
