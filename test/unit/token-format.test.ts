@@ -119,6 +119,35 @@ describe('bearerFrom', () => {
     assert.equal(bearerFrom('Bearer 1|abc 2|def'), null);
     assert.equal(bearerFrom('Bearer 1|abc, Bearer 2|def'), null);
   });
+
+  test('reads exactly what /^Bearer[ \\t]+(\\S+)[ \\t]*$/i reads', () => {
+    const pattern = /^Bearer[ \t]+(\S+)[ \t]*$/i;
+    const pieces = [
+      'Bearer',
+      'bEaReR',
+      'Basic',
+      ' ',
+      '\t',
+      '\n',
+      '\u00a0',
+      '\u2028',
+      'a.b',
+      '1|x',
+      ',',
+      '',
+      'Bearerx',
+    ];
+    let compared = 0;
+    for (const a of pieces)
+      for (const b of pieces)
+        for (const c of pieces)
+          for (const d of pieces) {
+            const header = a + b + c + d;
+            assert.equal(bearerFrom(header), pattern.exec(header)?.[1] ?? null, JSON.stringify(header));
+            compared++;
+          }
+    assert.equal(compared, pieces.length ** 4);
+  });
 });
 
 describe('parseLegacyToken (imported tokens only: docs/guides/moving-from-laravel.md)', () => {
