@@ -134,6 +134,7 @@ export async function connectedAppsOf(db: Db, userId: number): Promise<Connected
 /**
  * Puts `allowed` into one of the library's grants: every scope for the ID token and userinfo (OpenID
  * scopes, the `scopes` setting), and all but offline_access for the access token's resource, Gatehouse.
+ * Scopes are only ever added: userinfo's direct answer (userinfo.ts) relies on it.
  */
 export function grantScopes(
   grant: Grant,

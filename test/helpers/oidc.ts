@@ -264,3 +264,30 @@ const ANSWER_HEADERS = [
 
 export const answerHeaders = (response: { headers: Record<string, unknown> }) =>
   Object.fromEntries(ANSWER_HEADERS.map((name) => [name, response.headers[name]]));
+
+/** `Authorization: Basic` for a client's id and secret (client_secret_basic). */
+export const basicAuth = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+/** POST /oauth/introspect with a form body, the given Authorization and any other headers. */
+export const introspectRequest = (
+  app: { app: { inject: FastifyInstance['inject'] } },
+  authorization: string,
+  fields: Record<string, string>,
+  extra: Record<string, string> = {},
+) =>
+  app.app.inject({
+    method: 'POST',
+    url: '/oauth/introspect',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', authorization, ...extra },
+    payload: new URLSearchParams(fields).toString(),
+  });
+
+/** A user who consented to a new confidential client, and the tokens of that code flow. */
+export async function consentedTokens(app: TestApp, scope = 'openid profile offline_access posts:read') {
+  const user = await app.createUser();
+  const rp = await registerClient(app);
+  const browser = await signedInBrowser(app, user.email, user.password);
+  const { tokens } = await codeFlow(browser, await relyingParty(app, rp), { scope, prompt: 'consent' });
+  return { user, rp, tokens };
+}

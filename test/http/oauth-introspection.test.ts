@@ -3,7 +3,15 @@ import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { describeApp, type TestApp } from '../helpers/app.ts';
-import { answerHeaders, codeFlow, registerClient, relyingParty, signedInBrowser } from '../helpers/oidc.ts';
+import {
+  answerHeaders,
+  basicAuth,
+  codeFlow,
+  introspectRequest,
+  registerClient,
+  relyingParty,
+  signedInBrowser,
+} from '../helpers/oidc.ts';
 
 /**
  * POST /oauth/introspect. A client introspecting a JWT access token with client_secret_basic is
@@ -13,16 +21,7 @@ import { answerHeaders, codeFlow, registerClient, relyingParty, signedInBrowser 
  * structured-tokens.ts), so both answers are compared, headers included; and requests the direct
  * answer reads but declines reach the library with their body intact, also over a real socket.
  */
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const FORM = 'application/x-www-form-urlencoded';
-
-const introspect = (app: TestApp, authorization: string, fields: Record<string, string>) =>
-  app.app.inject({
-    method: 'POST',
-    url: '/oauth/introspect',
-    headers: { 'content-type': FORM, authorization },
-    payload: new URLSearchParams(fields).toString(),
-  });
 
 async function setUp(app: TestApp) {
   const user = await app.createUser();
@@ -72,20 +71,23 @@ await describeApp('oauth introspection', (ctx) => {
     const other = await registerClient(app);
     const forged = `${tokens.access_token.slice(0, -4)}AAAA`;
     const cases: [string, string, string][] = [
-      ['own token', basic(rp.clientId, rp.secret!), tokens.access_token],
-      ['resource server', basic(resourceServer.clientId, resourceServer.secret!), tokens.access_token],
-      ['foreign', basic(other.clientId, other.secret!), tokens.access_token],
-      ['forged', basic(rp.clientId, rp.secret!), forged],
+      ['own token', basicAuth(rp.clientId, rp.secret!), tokens.access_token],
+      ['resource server', basicAuth(resourceServer.clientId, resourceServer.secret!), tokens.access_token],
+      ['foreign', basicAuth(other.clientId, other.secret!), tokens.access_token],
+      ['forged', basicAuth(rp.clientId, rp.secret!), forged],
     ];
     const compare = async ([name, authorization, token]: [string, string, string]) => {
       assert.ok(await app.services.oauth.introspection(credentialsOf(authorization), token), name);
-      const library = await introspect(app, authorization, { token, token_type_hint: 'refresh_token' });
+      const library = await introspectRequest(app, authorization, {
+        token,
+        token_type_hint: 'refresh_token',
+      });
       assert.equal(library.statusCode, 200, `${name}: ${library.body}`);
       for (const fields of [{ token }, { token, token_type_hint: 'access_token' }] as Record<
         string,
         string
       >[]) {
-        const direct = await introspect(app, authorization, fields);
+        const direct = await introspectRequest(app, authorization, fields);
         assert.equal(direct.statusCode, 200, name);
         assert.deepEqual(direct.json(), library.json(), name);
         assert.deepEqual(answerHeaders(direct), answerHeaders(library), name);
@@ -94,7 +96,7 @@ await describeApp('oauth introspection', (ctx) => {
     };
     assert.deepEqual(await Promise.all(cases.map(compare)), [true, true, false, false]);
     await app.services.oauth.consents.disconnect(
-      Number((await introspect(app, cases[0]![1], { token: tokens.access_token })).json().sub),
+      Number((await introspectRequest(app, cases[0]![1], { token: tokens.access_token })).json().sub),
       rp.clientId,
       { now: Date.now() },
     );
@@ -104,27 +106,31 @@ await describeApp('oauth introspection', (ctx) => {
   test('what it declines reaches the library with its body: a wrong secret, a refresh token, a client_id in the body', async () => {
     const app = ctx();
     const { rp, tokens } = await setUp(app);
-    const wrong = await introspect(app, basic(rp.clientId, 'not-the-secret'), { token: tokens.access_token });
+    const wrong = await introspectRequest(app, basicAuth(rp.clientId, 'not-the-secret'), {
+      token: tokens.access_token,
+    });
     assert.equal(wrong.statusCode, 401);
     assert.equal(wrong.json().error, 'invalid_client');
     assert.match(String(wrong.headers['www-authenticate']), /^Basic/);
     assert.equal(
-      await app.services.oauth.introspection(credentialsOf(basic(rp.clientId, 'x')), tokens.access_token),
+      await app.services.oauth.introspection(credentialsOf(basicAuth(rp.clientId, 'x')), tokens.access_token),
       null,
     );
 
-    const refresh = await introspect(app, basic(rp.clientId, rp.secret!), { token: tokens.refresh_token! });
+    const refresh = await introspectRequest(app, basicAuth(rp.clientId, rp.secret!), {
+      token: tokens.refresh_token!,
+    });
     assert.equal(refresh.statusCode, 200);
     assert.equal(refresh.json().active, true, 'the library read the token from the body put back');
     assert.equal(refresh.json().client_id, rp.clientId);
 
-    const twice = await introspect(app, basic(rp.clientId, rp.secret!), {
+    const twice = await introspectRequest(app, basicAuth(rp.clientId, rp.secret!), {
       token: tokens.access_token,
       client_id: rp.clientId,
     });
     assert.equal(twice.statusCode, 200, twice.body);
     assert.equal(twice.json().active, true);
-    const missing = await introspect(app, basic(rp.clientId, rp.secret!), {
+    const missing = await introspectRequest(app, basicAuth(rp.clientId, rp.secret!), {
       token_type_hint: 'access_token',
     });
     assert.equal(missing.statusCode, 400);
@@ -134,11 +140,15 @@ await describeApp('oauth introspection', (ctx) => {
     await app.app.listen({ host: '127.0.0.1', port: 0 });
     const { port } = app.app.server.address() as AddressInfo;
     const body = (token: string) => new URLSearchParams({ token }).toString();
-    const direct = await postInPieces(port, basic(rp.clientId, rp.secret!), body(tokens.access_token));
+    const direct = await postInPieces(port, basicAuth(rp.clientId, rp.secret!), body(tokens.access_token));
     assert.deepEqual([direct.status, direct.json['active']], [200, true]);
-    const declined = await postInPieces(port, basic(rp.clientId, rp.secret!), body(tokens.refresh_token!));
+    const declined = await postInPieces(
+      port,
+      basicAuth(rp.clientId, rp.secret!),
+      body(tokens.refresh_token!),
+    );
     assert.deepEqual([declined.status, declined.json['active']], [200, true]);
-    const refused = await postInPieces(port, basic(rp.clientId, 'wrong'), body(tokens.access_token));
+    const refused = await postInPieces(port, basicAuth(rp.clientId, 'wrong'), body(tokens.access_token));
     assert.deepEqual([refused.status, refused.json['error']], [401, 'invalid_client']);
   });
 });

@@ -107,4 +107,48 @@ await describeApp('oauth userinfo', (ctx) => {
     });
     assert.equal(twice.statusCode, 400, 'one token in two places is invalid_request, as the library says');
   });
+
+  test('a token sharing a cached token’s last 43 characters is verified on its own and refused', async () => {
+    const app = ctx();
+    const user = await app.createUser();
+    const rp = await registerClient(app);
+    const browser = await signedInBrowser(app, user.email, user.password);
+    const { tokens } = await codeFlow(browser, await relyingParty(app, rp), { scope: 'openid email' });
+    const token = tokens.access_token;
+    const verify = app.services.oauth.verifyAccessToken;
+    assert.ok(await verify(token), 'cached now');
+    const [header, payload, signature] = token.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const widened = Buffer.from(JSON.stringify({ ...claims, scope: 'openid email posts:write' })).toString(
+      'base64url',
+    );
+    const forged = `${header}.${widened}.${signature}`;
+    assert.equal(forged.slice(-43), token.slice(-43));
+    assert.equal(await verify(forged), null);
+    assert.equal(await verify(`${token} `), null);
+    assert.equal(await verify(`x${token}`), null);
+    assert.ok(await verify(token), 'still cached and accepted');
+    const userinfo = await app.app.inject({
+      url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${forged}` },
+    });
+    assert.equal(userinfo.statusCode, 401);
+  });
+
+  test('a request with an Origin goes to the library; a deleted client’s token is refused', async () => {
+    const app = ctx();
+    const user = await app.createUser();
+    const rp = await registerClient(app);
+    const browser = await signedInBrowser(app, user.email, user.password);
+    const { tokens } = await codeFlow(browser, await relyingParty(app, rp), { scope: 'openid email' });
+    const bearer = { authorization: `Bearer ${tokens.access_token}` };
+    const withOrigin = await app.app.inject({
+      url: '/oauth/userinfo',
+      headers: { ...bearer, origin: 'https://evil.example' },
+    });
+    assert.notEqual(withOrigin.statusCode, 200, 'an Origin goes to the library (its CORS answer)');
+    await app.services.oauth.clients.delete(rp.clientId, { now: Date.now() });
+    const gone = await app.app.inject({ url: '/oauth/userinfo', headers: bearer });
+    assert.equal(gone.statusCode, 401);
+  });
 });

@@ -6,17 +6,25 @@ import { sendAsProvider } from './provider-headers.ts';
 
 const BASIC = /^basic ([A-Za-z0-9+/]+={0,2})$/i;
 const FORM = 'application/x-www-form-urlencoded';
+/** Printable ASCII without `%` and `+`, the characters RFC 6749 §2.3.1's form-encoding would change. */
+const PLAIN_CREDENTIALS = /^[\x20-\x24\x26-\x2a\x2c-\x7e]+$/;
+/** Other ways to authenticate a client or bind a token: any of them and the library decides. */
+const OTHER_MECHANISMS = ['dpop', 'oauth-client-attestation', 'oauth-client-attestation-pop'] as const;
 
 /**
- * client_secret_basic credentials that need no decoding (no `%`, no `+`: what the CLI and the panel
- * issue); anything else is left to the library, which decodes them as RFC 6749 §2.3.1 says.
+ * client_secret_basic credentials in canonical base64 of printable ASCII that needs no decoding (no
+ * `%`, no `+`: what the CLI and the panel issue); anything else is left to the library, which checks
+ * the base64 strictly and decodes the rest as RFC 6749 §2.3.1 says (Node's decoder is lenient: a
+ * wrongly padded value the library refuses would decode here).
  */
 function basicCredentials(header: string | undefined): ClientCredentials | null {
   const match = BASIC.exec(header ?? '');
   if (match === null) return null;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const bytes = Buffer.from(match[1]!, 'base64');
+  if (bytes.toString('base64') !== match[1]) return null;
+  const decoded = bytes.toString('latin1');
   const colon = decoded.indexOf(':');
-  if (colon < 1 || /[%+]/.test(decoded)) return null;
+  if (colon < 1 || !PLAIN_CREDENTIALS.test(decoded)) return null;
   const secret = decoded.slice(colon + 1);
   return secret === '' ? null : { clientId: decoded.slice(0, colon), secret };
 }
@@ -26,7 +34,8 @@ function plainFormLength(request: FastifyRequest): number | null {
   const headers = request.headers;
   if (request.method !== 'POST' || request.raw.url?.includes('?')) return null;
   if (headers['content-type'] !== FORM || headers['transfer-encoding'] !== undefined) return null;
-  if (headers.origin !== undefined) return null;
+  if (headers.origin !== undefined || OTHER_MECHANISMS.some((name) => headers[name] !== undefined))
+    return null;
   const length = Number(headers['content-length']);
   return Number.isInteger(length) && length > 0 && length <= PEEK_LIMIT ? length : null;
 }
@@ -54,6 +63,11 @@ export function introspectionDirect(read: ReadIntrospection) {
     const credentials = basicCredentials(request.headers.authorization);
     if (credentials === null) return false;
     const body = await peekBody(request.raw, length);
+    if (body === null && request.raw.destroyed) {
+      // The client went away (or the request timed out, answered 408): nobody is left to answer.
+      reply.hijack();
+      return true;
+    }
     const token = body === null ? null : accessTokenParam(body);
     if (token === null) return false;
     const answer = await read(credentials, token);
