@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { test } from 'node:test';
 import * as client from 'openid-client';
-import { describeApp, type TestApp } from '../helpers/app.ts';
+import { describeApp } from '../helpers/app.ts';
 import {
   basicAuth,
   consentedTokens,
