@@ -27,12 +27,13 @@ export interface AuthCache {
 }
 
 /**
- * With AUTH_CACHE=notify, the longest another instance's entry may serve. Messages usually drop it
- * within a millisecond; this bounds the case where one is slow (a loaded machine delays delivery) or
- * never comes (a write made past the service, a PUBLISH that failed): a revocation answered by one
- * instance is refused by every other within 50 ms (docs/guides/several-instances.md).
+ * With AUTH_CACHE=notify, the longest an entry may serve when no message retires it
+ * (docs/guides/several-instances.md). On MySQL/MariaDB (Redis) this is also what bounds a slow message:
+ * a revocation answered by one instance is refused by every other within 50 ms. On PostgreSQL the
+ * listener measures how late its messages are (postgres-channel.ts `current`), which gives that bound
+ * by itself; the age bound is then only for a write made past the service (psql, an older release).
  */
-export const NOTIFY_MAX_AGE_MS = 40;
+export const NOTIFY_MAX_AGE_MS = { postgres: 1_000, mysql: 40 } as const;
 
 /** A session is cached only while small (a guest can grow one with a long intended URL or user agent). */
 const SESSION_MAX_CHARS = 2560;
@@ -61,9 +62,10 @@ export function createAuthCache(config: Config, redis: Redis | null): AuthCache 
   if (config.authCache !== 'notify') return null;
   // Subscribed on the first read: a CLI command, which only writes, opens no listener.
   const store = new CacheStore({
-    maxAgeMs: NOTIFY_MAX_AGE_MS,
+    maxAgeMs: NOTIFY_MAX_AGE_MS[database.dialect === 'postgres' ? 'postgres' : 'mysql'],
     serving: false,
     onFirstRead: () => channel.start(),
+    current: () => channel.current?.() ?? true,
   });
   let channel: InvalidationChannel;
   if (database.dialect === 'postgres') {

@@ -24,6 +24,11 @@ export interface CacheStoreOptions {
   /** Whether entries are served from the start (a notify channel starts unsubscribed). */
   readonly serving: boolean;
   readonly beforeRead?: () => Promise<void>;
+  /**
+   * Whether the freshness source has heard every change up to its bound (postgres-channel.ts): while
+   * it has not, entries are not served (loads still are, and kept).
+   */
+  readonly current?: () => boolean;
   /** Runs once, before the first read of any lookup. */
   readonly onFirstRead?: () => void;
   readonly now?: () => number;
@@ -42,7 +47,10 @@ interface Entry {
  *   was in flight meanwhile is not kept: its row may have been read before that change committed.
  * - While `serving` is false (a notify channel not subscribed), nothing is served or kept.
  * - `maxAgeMs`: an entry older than this is not served, however quiet the freshness source is — the
- *   hard bound on how stale another instance's cache can be when a message is slow or lost.
+ *   bound on how stale another instance's cache can be when a message is lost (a write past the
+ *   service) or, where the source cannot say it is `current`, slow.
+ * - `current`: where the source can tell, entries serve only while it has heard every change up to
+ *   its bound (postgres-channel.ts): a slow message then stops the serving, not the entry.
  * - Absent answers (null) are never kept, so an INSERT never needs to drop anything.
  * - Answers are shared between requests, so they are frozen through.
  */
@@ -51,10 +59,12 @@ export class CacheStore {
   #serving: boolean;
   readonly maxAgeMs: number | null;
   readonly now: () => number;
+  readonly current: (() => boolean) | undefined;
   #onFirstRead: (() => void) | undefined;
 
   constructor(options: CacheStoreOptions) {
     this.maxAgeMs = options.maxAgeMs;
+    this.current = options.current;
     this.#serving = options.serving;
     this.now = options.now ?? (() => performance.now());
     this.#onFirstRead = options.onFirstRead;
@@ -146,7 +156,13 @@ export class CachedLookup<K, V> {
     if (!store.serving) return deepFreeze(await this.load(key));
     const now = store.now();
     const entry = this.#entries.get(key);
-    if (entry !== undefined && (store.maxAgeMs === null || now - entry.loadedAt < store.maxAgeMs)) {
+    // Asked on every read, hit or not: it is also how the source knows it is being read.
+    const current = store.current === undefined || store.current();
+    if (
+      entry !== undefined &&
+      current &&
+      (store.maxAgeMs === null || now - entry.loadedAt < store.maxAgeMs)
+    ) {
       return entry.value as V;
     }
     const generation = this.#generation;

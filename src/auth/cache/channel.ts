@@ -8,6 +8,11 @@ export interface InvalidationChannel {
   inConnection?(connection: DatabaseConnection, tables: readonly string[]): Promise<void>;
   /** Sends `tables` once their write has committed, where the channel cannot ride the transaction (Redis). */
   publish(tables: readonly string[]): void;
+  /**
+   * Whether every change committed more than the channel's bound ago has been heard, now; absent where
+   * the channel cannot tell (then the cache's age bound alone applies).
+   */
+  current?(): boolean;
   close(): Promise<void>;
 }
 
