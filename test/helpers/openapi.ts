@@ -3,6 +3,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 
+/** What `_method` can turn a form-encoded POST into (http/form-methods.ts FormMethod). */
+const FORM_METHODS = new Set(['put', 'patch', 'delete']);
+
 /**
  * docs/reference/http-api.md: "the test suite checks real responses against" /openapi.json. Every test app
  * (helpers/app.ts) routes its `inject` through this check: a JSON answer (or a 204) of a documented
@@ -87,7 +90,8 @@ export class OpenApiChecker {
       typeof options.payload === 'string' ? options.payload : '',
     );
     const overridden = override?.[1]?.toLowerCase();
-    if (method === 'post' && overridden && methods[overridden])
+    // Only the methods a form may ask for (http/form-methods.ts): `_method=GET` leaves a POST a POST.
+    if (method === 'post' && overridden && FORM_METHODS.has(overridden) && methods[overridden])
       return { method: overridden, operation: methods[overridden] };
     return undefined;
   }
