@@ -63,6 +63,19 @@ export function signingKeys(deps: SigningKeysDeps) {
     });
   }
 
+  function open(row: SigningKeyRow): string {
+    try {
+      return sealer.open(row.private_jwk, associated(row.kid));
+    } catch {
+      // Never swap in new keys quietly: relying parties would refuse every token signed before, and two
+      // instances with different APP_KEYs would sign with different keys. Stop, and say what to do.
+      throw new Error(
+        `the OpenID signing key ${row.kid} in the database cannot be opened with this APP_KEY (it was sealed ` +
+          'with another one): start with the APP_KEY it was made with (docs/guides/oidc-provider.md, "Signing keys")',
+      );
+    }
+  }
+
   async function load(): Promise<KeySet> {
     const now = clock.now();
     const rows = await publishedKeys(db, now - deps.retentionMs);
@@ -74,7 +87,7 @@ export function signingKeys(deps: SigningKeysDeps) {
     ];
     return {
       version: await keySetVersion(db),
-      privateJwks: ordered.map((row) => JSON.parse(sealer.open(row.private_jwk, associated(row.kid))) as JWK),
+      privateJwks: ordered.map((row) => JSON.parse(open(row)) as JWK),
       publicJwks: ordered.map((row) => JSON.parse(row.public_jwk) as JWK),
     };
   }

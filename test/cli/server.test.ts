@@ -205,6 +205,29 @@ describe('the server process', () => {
     }
   });
 
+  test('another APP_KEY than the signing keys were sealed with: one line saying so, exit 1', async () => {
+    const env = {
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATABASE_URL: `sqlite:${join(work, 'keys.sqlite')}`,
+      STORAGE_PATH: join(work, 'keys'),
+    };
+    const first = start({ ...env, APP_KEY: TEST_APP_KEY });
+    try {
+      await waitFor(() => first.output().match(/listening on/), first.exit);
+    } finally {
+      first.child.kill('SIGTERM');
+    }
+    assert.equal(await first.exit, 0, first.output());
+
+    const other = start({ ...env, APP_KEY: `base64:${Buffer.alloc(32, 9).toString('base64')}` });
+    assert.equal(await other.exit, 1);
+    assert.match(
+      other.output(),
+      /^Failed to start: the OpenID signing key \S+ in the database cannot be opened with this APP_KEY/m,
+    );
+  });
+
   test('invalid configuration: one line naming the variable, exit 1', async () => {
     const server = start({
       PORT: '0',
