@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from '../src/app.ts';
-import { NOTIFY_MAX_AGE_MS } from '../src/auth/cache/auth-cache.ts';
+import { HEARD_WITHIN_MS } from '../src/auth/cache/own-ticks.ts';
 import { loadConfig } from '../src/config.ts';
 import { migrateToLatest } from '../src/db/migrator.ts';
 import { createServices } from '../src/services.ts';
@@ -64,12 +64,12 @@ const inspector = new Session();
 inspector.connect();
 await inspector.post('Profiler.enable');
 await inspector.post('Profiler.startPreciseCoverage', { callCount: true, detailed: false });
-// A request just before the measured one, so that its answers are in the cache even where entries
-// live only milliseconds (AUTH_CACHE=notify on MySQL: NOTIFY_MAX_AGE_MS); taking the coverage resets the counts.
-// Tried again while the two were further apart than half that.
+// A request just before the measured one, so that its answers are in the cache even where the cache
+// serves only while its listener heard itself lately (AUTH_CACHE=notify: HEARD_WITHIN_MS); taking the
+// coverage resets the counts. Tried again while the two were further apart than half that.
 let response = await app.inject(request);
 let gapMs = Number.POSITIVE_INFINITY;
-for (let attempt = 0; attempt < 10 && gapMs > NOTIFY_MAX_AGE_MS.mysql / 2; attempt++) {
+for (let attempt = 0; attempt < 10 && gapMs > HEARD_WITHIN_MS / 2; attempt++) {
   await app.inject(request);
   const resetAt = performance.now();
   await inspector.post('Profiler.takePreciseCoverage');

@@ -296,7 +296,9 @@ function watched() {
         createQueryCompiler: () => new PostgresQueryCompiler(),
       },
       {
-        committed: (tables) => committed.push([...tables]),
+        committed: (tables) => {
+          committed.push([...tables]);
+        },
         insertsMatter: (table) => table === 'organization_memberships',
       },
     ),

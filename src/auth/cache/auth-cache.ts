@@ -28,12 +28,11 @@ export interface AuthCache {
 
 /**
  * With AUTH_CACHE=notify, the longest an entry may serve when no message retires it
- * (docs/guides/several-instances.md). On MySQL/MariaDB (Redis) this is also what bounds a slow message:
- * a revocation answered by one instance is refused by every other within 50 ms. On PostgreSQL the
- * listener measures how late its messages are (postgres-channel.ts `current`), which gives that bound
- * by itself; the age bound is then only for a write made past the service (psql, an older release).
+ * (docs/guides/several-instances.md): a write made past the service (psql, an older release). A slow
+ * message is bounded by the listener's measure of its own lag instead (own-ticks.ts): a revocation
+ * answered by one instance is refused by every other within 50 ms.
  */
-export const NOTIFY_MAX_AGE_MS = { postgres: 1_000, mysql: 40 } as const;
+export const NOTIFY_MAX_AGE_MS = 1_000;
 
 /** A session is cached only while small (a guest can grow one with a long intended URL or user agent). */
 const SESSION_MAX_CHARS = 2560;
@@ -62,7 +61,7 @@ export function createAuthCache(config: Config, redis: Redis | null): AuthCache 
   if (config.authCache !== 'notify') return null;
   // Subscribed on the first read: a CLI command, which only writes, opens no listener.
   const store = new CacheStore({
-    maxAgeMs: NOTIFY_MAX_AGE_MS[database.dialect === 'postgres' ? 'postgres' : 'mysql'],
+    maxAgeMs: NOTIFY_MAX_AGE_MS,
     serving: false,
     onFirstRead: () => channel.start(),
     current: () => channel.current?.() ?? true,
@@ -71,7 +70,7 @@ export function createAuthCache(config: Config, redis: Redis | null): AuthCache 
   if (database.dialect === 'postgres') {
     channel = postgresChannel(database.url, store);
   } else if (redis !== null) {
-    channel = redisChannel(redis, `${config.redisPrefix}auth-cache`, store);
+    channel = redisChannel(redis, `${config.redisPrefix}auth-cache`, store, NOTIFY_MAX_AGE_MS);
   } else {
     // config.ts refuses this combination; kept as a guard for a Config built by hand.
     throw new Error('AUTH_CACHE=notify on MySQL/MariaDB needs REDIS_URL');
@@ -83,7 +82,7 @@ export function createAuthCache(config: Config, redis: Redis | null): AuthCache 
         // This instance's own entries go the moment the commit is confirmed (no channel delay), so a
         // request sent after the writing one was answered never sees the old row here.
         store.changed(tables);
-        channel.publish(tables);
+        return channel.publish(tables);
       },
       insertsMatter: (table) => store.insertsMatter(table),
     });

@@ -6,8 +6,11 @@ export interface InvalidationChannel {
   start(): void;
   /** Sends `tables` from inside the writing statement's transaction, where the channel can (PostgreSQL). */
   inConnection?(connection: DatabaseConnection, tables: readonly string[]): Promise<void>;
-  /** Sends `tables` once their write has committed, where the channel cannot ride the transaction (Redis). */
-  publish(tables: readonly string[]): void;
+  /**
+   * Sends `tables` once their write has committed, where the channel cannot ride the transaction
+   * (Redis); the writing request is answered only after it resolves.
+   */
+  publish(tables: readonly string[]): Promise<void> | void;
   /**
    * Whether every change committed more than the channel's bound ago has been heard, now; absent where
    * the channel cannot tell (then the cache's age bound alone applies).

@@ -1,6 +1,7 @@
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
 import pg from 'pg';
 import { type ChannelListener, decodeTables, encodeTables, type InvalidationChannel } from './channel.ts';
+import { ownTicks } from './own-ticks.ts';
 
 /** NOTIFY/LISTEN channels are per database, so two deployments on one server never hear each other. */
 const CHANNEL = 'gatehouse_auth_cache';
@@ -8,33 +9,15 @@ const CHANNEL = 'gatehouse_auth_cache';
 /** The listener's application_name, so an operator (or a test) can find it in pg_stat_activity. */
 export const LISTENER_NAME = 'gatehouse auth-cache listener';
 
-/** How often a listening instance sends itself a tick while its cache is read. */
-export const TICK_MS = 10;
-/**
- * An instance serves from memory only while it has heard its own tick sent at most this long ago:
- * within the 50 ms of docs/guides/several-instances.md, with 5 ms to spare.
- */
-export const HEARD_WITHIN_MS = 45;
-/** Ticks stop this long after the last read: an idle instance sends nothing. */
-const IDLE_MS = 1_000;
-/** Ticks sent and not yet heard, at most: a slow server is not buried in more. */
-const TICKS_IN_FLIGHT = 4;
-/** A tick's payload: never a table name (those have no colon). */
-const TICK = 'tick:';
-
 /**
  * PostgreSQL's LISTEN/NOTIFY. The NOTIFY is sent on the writing connection, inside the writing
  * transaction: the server delivers it when the transaction commits and never when it rolls back, so a
  * listener never drops an entry too early (and reloads the old row) nor misses a commit. The listener
  * is one dedicated connection (outside the pool: a pooled client would be handed to queries).
  *
- * How late a message may be heard is measured, not assumed. PostgreSQL delivers notifications in
- * the order their transactions committed, so when the listener hears a tick it sent itself at time
- * T, it has heard every change committed before T. While the cache is read, a tick goes every
- * TICK_MS; the cache serves from memory only while the newest tick heard was sent at most
- * HEARD_WITHIN_MS ago (`current`). A revocation answered by another instance at time t is therefore
- * never served here after t + HEARD_WITHIN_MS, however slow the messages, and entries can live as
- * long as nothing changes (the age bound is left for writes made past the service).
+ * How late a message may be heard is measured, not assumed (own-ticks.ts): PostgreSQL delivers
+ * notifications in the order their transactions committed, so a tick the listener sent itself and
+ * hears back proves it has heard every change committed before it.
  */
 export function postgresChannel(
   url: string,
@@ -45,40 +28,23 @@ export function postgresChannel(
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
   let delay = 100;
-  // Ticks: the instance's own (a random id), when each was sent, and the newest heard.
-  const self = `${TICK}${Math.random().toString(36).slice(2)}:`;
-  const sent = new Map<number, number>();
-  let nextTick = 0;
-  let heardSentAt = Number.NEGATIVE_INFINITY;
-  let lastRead = Number.NEGATIVE_INFINITY;
-  let ticker: NodeJS.Timeout | null = null;
+  const ticks = ownTicks((payload) => {
+    const listener = client;
+    if (listener === null) return null;
+    return listener.query('select pg_notify($1, $2)', [CHANNEL, payload]).catch((error: unknown) => {
+      lose(listener);
+      throw error;
+    });
+  }, now);
 
   const hear = (payload: string) => {
-    if (!payload.startsWith(TICK)) {
-      store.changed(decodeTables(payload));
-      return;
-    }
-    if (!payload.startsWith(self)) return;
-    const number = Number(payload.slice(self.length));
-    const at = sent.get(number);
-    if (at === undefined) return;
-    for (const key of sent.keys()) if (key <= number) sent.delete(key);
-    heardSentAt = Math.max(heardSentAt, at);
-  };
-
-  const tick = () => {
-    const listener = client;
-    if (listener === null || now() - lastRead > IDLE_MS || sent.size >= TICKS_IN_FLIGHT) return;
-    const number = nextTick++;
-    sent.set(number, now());
-    listener.query('select pg_notify($1, $2)', [CHANNEL, `${self}${number}`]).catch(() => lose(listener));
+    if (!ticks.heard(payload)) store.changed(decodeTables(payload));
   };
 
   const lose = (lost: pg.Client) => {
     if (client !== lost) return;
     client = null;
-    sent.clear();
-    heardSentAt = Number.NEGATIVE_INFINITY;
+    ticks.lost();
     store.setServing(false);
     lost.end().catch(() => {});
     if (!closed && retry === null) {
@@ -109,10 +75,7 @@ export function postgresChannel(
       if (client !== next) return;
       delay = 100;
       store.setServing(true);
-      if (ticker === null && !closed) {
-        ticker = setInterval(tick, TICK_MS);
-        ticker.unref();
-      }
+      if (!closed) ticks.start();
     } catch {
       lose(next);
     }
@@ -126,18 +89,11 @@ export function postgresChannel(
       );
     },
     publish() {},
-    current() {
-      const at = now();
-      lastRead = at;
-      if (at - heardSentAt <= HEARD_WITHIN_MS) return true;
-      // Not current (idle until now, or messages are late): a tick at once, so a read soon after is.
-      tick();
-      return false;
-    },
+    current: ticks.current,
     async close() {
       closed = true;
       if (retry !== null) clearTimeout(retry);
-      if (ticker !== null) clearInterval(ticker);
+      ticks.stop();
       const current = client;
       client = null;
       await current?.end().catch(() => {});

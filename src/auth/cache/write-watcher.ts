@@ -18,8 +18,11 @@ export interface WriteSink {
    * (PostgreSQL: NOTIFY there is sent by the server when, and only if, the transaction commits).
    */
   inConnection?(connection: DatabaseConnection, tables: readonly string[]): Promise<void>;
-  /** After the statement's commit (its own, or its transaction's). */
-  committed(tables: readonly string[]): void;
+  /**
+   * After the statement's commit (its own, or its transaction's); the statement (or the commit)
+   * resolves only after what this returns, so the writing request is not answered before it.
+   */
+  committed(tables: readonly string[]): Promise<void> | void;
   /** Whether a plain INSERT into `table` must be reported (cache-store.ts insertsInto). */
   insertsMatter(table: string): boolean;
 }
@@ -54,7 +57,7 @@ class WatchedConnection implements DatabaseConnection {
     if (keys.length > 0) {
       await this.sink.inConnection?.(this.inner, keys);
       if (this.inTransaction) this.pending.push(...keys);
-      else this.sink.committed(keys);
+      else await this.sink.committed(keys);
     }
     return result;
   }
@@ -102,7 +105,7 @@ class WatchedDriver implements Driver {
       await this.inner.commitTransaction(watched.inner);
     } finally {
       // A failed COMMIT may still have committed (the connection died after sending it): drop anyway.
-      if (keys.length > 0) this.sink.committed(keys);
+      if (keys.length > 0) await this.sink.committed(keys);
     }
   }
 
