@@ -266,9 +266,11 @@ export function createAuthService(deps: AuthServiceDeps) {
         requestPasswordReset(resets, email, locale, audit),
       reset: (input: ResetInput, locale: string, audit: AuditContext) =>
         resetPassword(resets, input, locale, audit),
-      /** Whether a reset link would work now (read-only: nothing is spent). */
-      linkWorks: async (email: string, token: string, now: number) =>
-        (await checkResetLink(resets, email, token, now)) !== null,
+      /** Why a reset link would not work now, or null when it would (read-only: nothing is spent). */
+      linkRefusal: async (email: string, token: string, now: number) => {
+        const link = await checkResetLink(resets, email, token, now);
+        return link.works ? null : link.reason;
+      },
     },
 
     verification: {

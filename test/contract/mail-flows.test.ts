@@ -165,6 +165,7 @@ await describeEachDialect(
       const input = { email: user.email, password: 'a much better passphrase' };
       assert.deepEqual(await resetPassword(deps, { ...input, token: first }, 'en', audit()), {
         status: 'invalid',
+        reason: 'other_link',
       });
       assert.equal((await resetPassword(deps, { ...input, token: second }, 'en', audit())).status, 'reset');
     });
@@ -263,14 +264,14 @@ await describeEachDialect(
         'en',
         audit(),
       );
-      assert.deepEqual(result, { status: 'invalid' });
+      assert.deepEqual(result, { status: 'invalid', reason: 'expired' });
       const wrongEmail = await resetPassword(
         deps,
         { token: secret, email: 'other@example.com', password: 'late passphrase here' },
         'en',
         audit(),
       );
-      assert.deepEqual(wrongEmail, { status: 'invalid' });
+      assert.deepEqual(wrongEmail, { status: 'invalid', reason: 'unknown_address' });
     });
   },
   { overrides: { clock } },

@@ -9,6 +9,7 @@ import { passwordChangedMessage, recipientFor, resetPasswordMessage } from '../.
 import { endProviderSessionsOf } from '../../oauth/provider-sessions.ts';
 import { normaliseEmail, toUser, type User } from '../../users/user.ts';
 import { findUserByEmail, updateUser } from '../../users/users.repository.ts';
+import type { UserRow } from '../../users/users.table.ts';
 import { newPasswordField, personalPasswordFailure } from '../passwords/password-policy.ts';
 import type { PasswordHasher } from '../passwords/passwords.ts';
 import { revokeRememberTokens } from '../remember-me/remember-me.ts';
@@ -83,9 +84,29 @@ export interface ResetInput {
   readonly password: string;
 }
 
+/**
+ * Why a reset link did not work. Never shown: the page says "This password reset token is invalid."
+ * whatever the reason, so it tells nobody which addresses have accounts or links. It is logged, so a
+ * refused link explains itself to whoever reads the server's log (issue 27 item 20: a run's valid reset
+ * refused once, with nothing to say which rule).
+ * - `unknown_address`: no account has this address; `disabled`: the account is disabled.
+ * - `no_link`: the account holds no link: none was asked for, it was used, or a completed login deleted it.
+ * - `other_link`: the account holds another link: a newer request replaced this one (or it was mistyped).
+ * - `expired`: older than PASSWORD_RESET_EXPIRE minutes.
+ * - `spent_meanwhile`: it held when checked, but was gone by the time the password was hashed: another
+ *   submit of it won, a login deleted it or a newer request replaced it in between.
+ */
+export type LinkRefusal =
+  | 'unknown_address'
+  | 'disabled'
+  | 'no_link'
+  | 'other_link'
+  | 'expired'
+  | 'spent_meanwhile';
+
 export type ResetResult =
   | { readonly status: 'reset'; readonly user: User }
-  | { readonly status: 'invalid' }
+  | { readonly status: 'invalid'; readonly reason: LinkRefusal }
   /** The new password contains the account's name (the form's rules saw only the address and APP_NAME). */
   | { readonly status: 'weak'; readonly failure: Failure };
 
@@ -99,16 +120,21 @@ export async function checkResetLink(
   email: string,
   token: string,
   now: number,
-) {
+): Promise<
+  | { readonly works: true; readonly row: UserRow; readonly tokenHash: string; readonly notBefore: number }
+  | { readonly works: false; readonly reason: LinkRefusal }
+> {
+  const refused = (reason: LinkRefusal) => ({ works: false as const, reason });
   const row = await findUserByEmail(deps.db, normaliseEmail(email));
-  if (row === undefined || row.disabled_at !== null) return null;
+  if (row === undefined) return refused('unknown_address');
+  if (row.disabled_at !== null) return refused('disabled');
   const tokenHash = sha256Hex(token);
   const notBefore = now - deps.expireMinutes * MINUTE;
   const stored = await findResetToken(deps.db, row.id);
-  if (stored === undefined || !safeEqual(tokenHash, stored.token_hash) || stored.created_at <= notBefore) {
-    return null;
-  }
-  return { row, tokenHash, notBefore };
+  if (stored === undefined) return refused('no_link');
+  if (!safeEqual(tokenHash, stored.token_hash)) return refused('other_link');
+  if (stored.created_at <= notBefore) return refused('expired');
+  return { works: true, row, tokenHash, notBefore };
 }
 
 /**
@@ -126,7 +152,7 @@ export async function resetPassword(
   audit: AuditContext,
 ): Promise<ResetResult> {
   const found = await checkResetLink(deps, input.email, input.token, audit.now);
-  if (found === null) return { status: 'invalid' };
+  if (!found.works) return { status: 'invalid', reason: found.reason };
   const { row, tokenHash, notBefore } = found;
   // Only now, with the link proven, is the account's name used: judged before, the answer would tell
   // anyone holding an address whether a guess at its owner's name was right.
@@ -157,7 +183,7 @@ export async function resetPassword(
     });
     return true;
   });
-  if (!done) return { status: 'invalid' };
+  if (!done) return { status: 'invalid', reason: 'spent_meanwhile' };
   // The user must not read "try again in 54 seconds" when logging in with the new password.
   await clearLoginFailures(deps.throttle, user.email, audit.ip);
   deps.mailing.queue.wake();

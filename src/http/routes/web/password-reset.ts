@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import {
   forgotPasswordSchema,
+  type LinkRefusal,
   type ResetInput,
   resetPasswordSchema,
 } from '../../../auth/password-reset/password-reset.ts';
@@ -95,10 +96,14 @@ export async function passwordResetRoutes(app: FastifyInstance) {
       const { token } = request.params;
       // A link that cannot work (expired, used, or for another address) says so before any typing.
       // (isEmail first: it refuses control characters, which PostgreSQL would refuse as a query.)
-      const dead =
-        email !== '' &&
-        (!isEmail(email) || !(await passwordReset.linkWorks(email, token, app.services.clock.now())));
-      return sendPage(reply, await renderReset(request, { old: { email } }, token, dead));
+      const refusal =
+        email === ''
+          ? null
+          : isEmail(email)
+            ? await passwordReset.linkRefusal(email, token, app.services.clock.now())
+            : 'unknown_address';
+      if (refusal !== null) logRefusal(request, refusal);
+      return sendPage(reply, await renderReset(request, { old: { email } }, token, refusal !== null));
     },
   );
 
@@ -142,6 +147,7 @@ export async function passwordResetRoutes(app: FastifyInstance) {
       );
       if (!validated.ok) return validated.reply;
       const result = await passwordReset.reset(validated.value, request.locale, auditContext(request));
+      if (result.status === 'invalid') logRefusal(request, result.reason);
       if (result.status !== 'reset') {
         const error =
           result.status === 'weak'
@@ -165,4 +171,13 @@ export async function passwordResetRoutes(app: FastifyInstance) {
       return reply.redirect('/login');
     },
   );
+}
+
+/**
+ * Why a reset link was refused, in the server's log only (auth/password-reset: LinkRefusal). The answer
+ * says "invalid" for every reason, so it cannot tell a caller which addresses have accounts; the log line
+ * tells an operator (and a test) why a user's link did not work. It holds no token and no address.
+ */
+function logRefusal(request: FastifyRequest, reason: LinkRefusal) {
+  request.log.info({ reset_link: reason }, 'password reset link refused');
 }
