@@ -26,8 +26,8 @@ const KNOWN = new Set([403, 404, 419, 429, 500, 503]);
  * Error pages in plain language (404, 403, 419, 429, 500, 503, and a generic one), each with a way on:
  * back to the page before, home or the dashboard, and — where a session may have ended — log in again.
  */
-export function errorPage(request: ViewContext, view: ErrorPageView): Html {
-  const t = request.t;
+export function errorPage(viewContext: ViewContext, view: ErrorPageView): Html {
+  const t = viewContext.t;
   const kind = KNOWN.has(view.status) ? String(view.status) : view.status >= 500 ? '500' : 'other';
   // 419 keeps Laravel's page title, "Page Expired" (docs/reference/errors.md); the text below explains it.
   const title = kind === '419' ? t('http.page_expired') : t(`http.errors.${kind}.title`);
@@ -40,10 +40,10 @@ export function errorPage(request: ViewContext, view: ErrorPageView): Html {
         ? t('http.errors.429.wait', { count: view.retryAfter })
         : t(`http.errors.${kind}.text`);
   const detail = busy ? null : view.detail;
-  const admin = request.url.startsWith('/admin');
+  const admin = viewContext.url.startsWith('/admin');
   const links: Html[] = [];
   // A page that was only read can simply be asked for again (a refused form comes back as itself).
-  const again = busy && request.method === 'GET' ? safeLocalPath(request.url, '') : '';
+  const again = busy && viewContext.method === 'GET' ? safeLocalPath(viewContext.url, '') : '';
   if (again !== '') links.push(html`<a class="button" href="${again}">${t('http.errors.try_again')}</a>`);
   if (view.back !== null)
     links.push(html`<a class="button" href="${view.back}">${t('http.errors.go_back')}</a>`);
@@ -55,7 +55,7 @@ export function errorPage(request: ViewContext, view: ErrorPageView): Html {
     links.push(
       html`<a class="button secondary" href="${admin ? '/admin/login' : '/login'}">${t('http.errors.log_in_again')}</a>`,
     );
-  return layout(request, {
+  return layout(viewContext, {
     title,
     variant: admin ? 'admin' : undefined,
     account: admin ? undefined : view.account,

@@ -26,13 +26,13 @@ export interface LayoutOptions {
  * The page frame shared by web and admin pages: app name, language switcher, one stylesheet, one
  * small script (progressive enhancement only: every page works without it) and the favicon.
  */
-export function layout(request: ViewContext, options: LayoutOptions): Html {
-  const { t } = request;
-  const { appName } = request.site;
-  const [rawPath = '/', query = ''] = splitUrl(request.url);
+export function layout(viewContext: ViewContext, options: LayoutOptions): Html {
+  const { t } = viewContext;
+  const { appName } = viewContext.site;
+  const [rawPath = '/', query = ''] = splitUrl(viewContext.url);
   const path = sitePath(rawPath);
   return html`<!doctype html>
-<html lang="${request.locale}">
+<html lang="${viewContext.locale}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -46,9 +46,9 @@ ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>
 <header class="topbar">
   <div class="topbar-inner">
     <a class="brand" href="/">${BRAND_MARK}<span>${appName}</span></a>
-    ${accountNav(request, options.account, path)}
+    ${accountNav(viewContext, options.account, path)}
     <nav class="langs" aria-label="${t('pages.language')}">
-      ${languageLinks(request, path, query)}
+      ${languageLinks(viewContext, path, query)}
     </nav>
   </div>
 </header>
@@ -62,14 +62,14 @@ ${(options.scripts ?? []).map((src) => html`<script src="${src}" defer></script>
  * One link per language to this very page, its query kept (a prefilled e-mail, a search) and only
  * `lang` replaced.
  */
-function languageLinks(request: ViewContext, path: string, query: string): Html {
+function languageLinks(viewContext: ViewContext, path: string, query: string): Html {
   const params = new URLSearchParams(query);
   params.delete('lang');
   const kept = params.toString();
   const prefix = `${path}?${kept === '' ? '' : `${kept}&`}lang=`;
-  return html`${request.site.locales.map(
+  return html`${viewContext.site.locales.map(
     (l) =>
-      html`<a href="${prefix}${l}" hreflang="${l}" lang="${l}"${l === request.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
+      html`<a href="${prefix}${l}" hreflang="${l}" lang="${l}"${l === viewContext.locale ? html` aria-current="true"` : ''}>${l.toUpperCase()}</a>`,
   )}`;
 }
 
@@ -95,8 +95,8 @@ function navLink(href: string, label: string, path: string): Html {
   return html`<a href="${href}"${current ? html` aria-current="page"` : ''}>${label}</a>`;
 }
 
-function accountNav(request: ViewContext, account: Account | null | undefined, path: string): Html {
-  const { t } = request;
+function accountNav(viewContext: ViewContext, account: Account | null | undefined, path: string): Html {
+  const { t } = viewContext;
   if (account === undefined) return html``;
   if (account === null) {
     return html`<nav class="site-nav" aria-label="${t('pages.account')}">

@@ -16,7 +16,7 @@ import { type AccountArea, type AccountPageContext, areaPath } from './page.ts';
  * keeps the navigation's "current" mark in step with the fragment).
  */
 export async function accountPage(
-  request: ViewContext,
+  viewContext: ViewContext,
   context: AccountPageContext,
   areas: readonly AccountArea[],
   open: AccountArea,
@@ -27,7 +27,7 @@ export async function accountPage(
   for (const area of areas) rendered.push(await areaHtml(context, area, area === open));
   const sections = areas.flatMap((area) => area.sections);
   const errors = Object.keys(context.failed?.state.errors ?? {}).length;
-  return accountFrame(request, {
+  return accountFrame(viewContext, {
     t,
     user: context.user,
     csrfToken: context.csrfToken,
@@ -61,9 +61,9 @@ export interface AccountFrame {
  * then the page. Pages under an area (the two-factor setup, under Security) use it too, so a person
  * never leaves the area's navigation.
  */
-export function accountFrame(request: ViewContext, frame: AccountFrame): Html {
+export function accountFrame(viewContext: ViewContext, frame: AccountFrame): Html {
   const { t, user, areas, current } = frame;
-  return layout(request, {
+  return layout(viewContext, {
     title: `${frame.title ?? t(`account.area.${current.id}`)} · ${t('account.title')}`,
     account: { name: user.name, csrfToken: frame.csrfToken },
     scripts: frame.scripts,

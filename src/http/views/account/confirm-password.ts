@@ -4,9 +4,9 @@ import { type Account, layout } from '../layout.ts';
 import type { ViewContext } from '../view-context.ts';
 
 /** Laravel's "secure area" page: the password once more before a sensitive action. */
-export function confirmPasswordPage(request: ViewContext, state: FormState, account: Account): Html {
-  const t = request.t;
-  return layout(request, {
+export function confirmPasswordPage(viewContext: ViewContext, state: FormState, account: Account): Html {
+  const t = viewContext.t;
+  return layout(viewContext, {
     title: formTitle(t, t('account.confirm_title'), state),
     account,
     body: html`<section class="card narrow auth-card">

@@ -35,7 +35,7 @@ export const SETUP_FORM_FIELD = 'setup_form';
  * ones, turning it off. No script needed: the copy buttons appear only when /assets/app.js runs; the
  * download is a plain link.
  */
-export function twoFactorPage(request: ViewContext, state: FormState, view: TwoFactorView): Html {
+export function twoFactorPage(viewContext: ViewContext, state: FormState, view: TwoFactorView): Html {
   const { t } = view;
   const body =
     view.state.status === 'off'
@@ -43,7 +43,7 @@ export function twoFactorPage(request: ViewContext, state: FormState, view: TwoF
       : view.state.status === 'enrolling'
         ? enrollingBody(state, view)
         : onBody(view);
-  return accountFrame(request, {
+  return accountFrame(viewContext, {
     t,
     user: view.user,
     csrfToken: view.csrfToken,

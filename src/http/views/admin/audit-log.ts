@@ -15,14 +15,14 @@ export interface AuditFilter {
   readonly group: AuditGroup | null;
 }
 
-export function auditLogPage(request: ViewContext, filter: AuditFilter, page: Page<AuditEntry>): Html {
-  const t = request.t;
+export function auditLogPage(viewContext: ViewContext, filter: AuditFilter, page: Page<AuditEntry>): Html {
+  const t = viewContext.t;
   const groups = Object.keys(AUDIT_GROUPS) as AuditGroup[];
   const unknownUser = filter.userInput !== '' && filter.user === null;
   const lead = filter.user
     ? html`${t('admin.audit.lead_user')} <a href="/admin/users/${filter.user.id}">${filter.user.name}</a> <span class="muted">(${filter.user.email})</span>`
     : t('admin.audit.lead');
-  return adminPage(request, {
+  return adminPage(viewContext, {
     title: t('admin.nav.audit'),
     section: 'audit',
     lead,
@@ -41,7 +41,7 @@ export function auditLogPage(request: ViewContext, filter: AuditFilter, page: Pa
   ${
     unknownUser
       ? emptyState(t('admin.audit.unknown_user', { user: filter.userInput }))
-      : html`${auditTable(request, page.items, { emptyText: t('admin.audit.none') })}${pagination(request, page)}`
+      : html`${auditTable(viewContext, page.items, { emptyText: t('admin.audit.none') })}${pagination(viewContext, page)}`
   }
 </section>`,
   });

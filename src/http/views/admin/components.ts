@@ -78,13 +78,13 @@ export function flashMessage(flash: Flash | null): Html {
 }
 
 /** Prev/next links that keep the other query parameters (search, sort, filters). */
-export function pagination(request: ViewContext, page: Page<unknown>): Html {
+export function pagination(viewContext: ViewContext, page: Page<unknown>): Html {
   if (page.total === 0) return html``;
-  const t = request.t;
+  const t = viewContext.t;
   const from = (page.page - 1) * page.pageSize + 1;
   const to = Math.min(page.total, page.page * page.pageSize);
   const link = (n: number) => {
-    const [path = '', query = ''] = request.url.split('?');
+    const [path = '', query = ''] = viewContext.url.split('?');
     const params = new URLSearchParams(query);
     params.delete('lang');
     params.set('page', String(n));

@@ -7,9 +7,9 @@ import type { ViewContext } from '../view-context.ts';
  * audit trail must be unambiguous), relative times ("5 minutes ago") where recency is what matters,
  * both in the request's language with the exact ISO instant in a tooltip.
  */
-export function dateTime(request: ViewContext, ms: number | null): Html {
+export function dateTime(viewContext: ViewContext, ms: number | null): Html {
   if (ms === null) return html`<span class="muted">—</span>`;
-  const formatted = new Intl.DateTimeFormat(request.locale, {
+  const formatted = new Intl.DateTimeFormat(viewContext.locale, {
     dateStyle: 'medium',
     timeStyle: 'short',
     timeZone: 'UTC',
@@ -18,10 +18,11 @@ export function dateTime(request: ViewContext, ms: number | null): Html {
   return html`<time datetime="${iso}" title="${iso}">${formatted} UTC</time>`;
 }
 
-export function dateOnly(request: ViewContext, ms: number): Html {
-  const formatted = new Intl.DateTimeFormat(request.locale, { dateStyle: 'medium', timeZone: 'UTC' }).format(
-    ms,
-  );
+export function dateOnly(viewContext: ViewContext, ms: number): Html {
+  const formatted = new Intl.DateTimeFormat(viewContext.locale, {
+    dateStyle: 'medium',
+    timeZone: 'UTC',
+  }).format(ms);
   const iso = new Date(ms).toISOString();
   return html`<time datetime="${iso}" title="${iso}">${formatted}</time>`;
 }
@@ -34,13 +35,13 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ['minute', MINUTE],
 ];
 
-export function relativeTime(request: ViewContext, ms: number | null): Html {
-  if (ms === null) return html`<span class="muted">${request.t('admin.never')}</span>`;
-  const now = request.site.now();
+export function relativeTime(viewContext: ViewContext, ms: number | null): Html {
+  if (ms === null) return html`<span class="muted">${viewContext.t('admin.never')}</span>`;
+  const now = viewContext.site.now();
   const diff = ms - now;
-  const format = new Intl.RelativeTimeFormat(request.locale, { numeric: 'auto' });
+  const format = new Intl.RelativeTimeFormat(viewContext.locale, { numeric: 'auto' });
   const unit = UNITS.find(([, size]) => Math.abs(diff) >= size);
-  const text = unit ? format.format(Math.round(diff / unit[1]), unit[0]) : request.t('admin.just_now');
+  const text = unit ? format.format(Math.round(diff / unit[1]), unit[0]) : viewContext.t('admin.just_now');
   const iso = new Date(ms).toISOString();
   return html`<time datetime="${iso}" title="${iso}">${text}</time>`;
 }

@@ -12,15 +12,15 @@ function stat(label: string, value: string, note: Html | string, href?: string, 
     : html`<div class="stat${tone ? ` stat-${tone}` : ''}">${inner}</div>`;
 }
 
-export function adminHomePage(request: ViewContext, overview: Overview, flash: Flash | null): Html {
-  const t = request.t;
-  const n = (value: number) => new Intl.NumberFormat(request.locale).format(value);
+export function adminHomePage(viewContext: ViewContext, overview: Overview, flash: Flash | null): Html {
+  const t = viewContext.t;
+  const n = (value: number) => new Intl.NumberFormat(viewContext.locale).format(value);
   const verifiedShare =
     overview.users === 0 ? 0 : Math.round((overview.verifiedUsers / overview.users) * 100);
-  return adminPage(request, {
+  return adminPage(viewContext, {
     title: t('admin.nav.overview'),
     section: 'overview',
-    lead: t('admin.home.lead', { name: request.identity?.user.name ?? '' }),
+    lead: t('admin.home.lead', { name: viewContext.identity?.user.name ?? '' }),
     flash,
     body: html`<section class="stats" aria-label="${t('admin.home.numbers')}">
   ${stat(t('admin.home.users'), n(overview.users), `${t('admin.home.users_disabled', { count: overview.disabledUsers })} · ${t('admin.home.users_admins', { count: overview.panelUsers })}`, '/admin/users')}
@@ -33,11 +33,11 @@ export function adminHomePage(request: ViewContext, overview: Overview, flash: F
 <div class="columns">
   <section class="panel">
     <header class="panel-head"><h2>${t('admin.home.recent_sign_ins')}</h2><a href="/admin/audit?group=sign_ins">${t('admin.home.see_all')}</a></header>
-    ${auditTable(request, overview.recentSignIns, { compact: true, emptyText: t('admin.home.no_sign_ins') })}
+    ${auditTable(viewContext, overview.recentSignIns, { compact: true, emptyText: t('admin.home.no_sign_ins') })}
   </section>
   <section class="panel">
     <header class="panel-head"><h2>${t('admin.home.recent_failures')}</h2><a href="/admin/audit?group=failures">${t('admin.home.see_all')}</a></header>
-    ${auditTable(request, overview.recentFailures, { compact: true, emptyText: t('admin.home.no_failures') })}
+    ${auditTable(viewContext, overview.recentFailures, { compact: true, emptyText: t('admin.home.no_failures') })}
   </section>
 </div>`,
   });

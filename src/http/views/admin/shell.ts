@@ -23,13 +23,13 @@ export interface AdminPageOptions {
  * The panel's frame inside the shared layout (variant "admin"): a section bar with the signed-in
  * admin and a logout button, then the page's title, status message and content.
  */
-export function adminPage(request: ViewContext, options: AdminPageOptions): Html {
-  const t = request.t;
-  const admin = request.identity?.user;
-  const csrf = request.csrfToken('admin');
+export function adminPage(viewContext: ViewContext, options: AdminPageOptions): Html {
+  const t = viewContext.t;
+  const admin = viewContext.identity?.user;
+  const csrf = viewContext.csrfToken('admin');
   const link = (section: AdminSection, href: string, label: string) =>
     html`<a href="${href}"${options.section === section ? html` aria-current="page"` : ''}>${label}</a>`;
-  return layout(request, {
+  return layout(viewContext, {
     title: `${options.title} · ${t('admin.panel')}`,
     variant: 'admin',
     body: html`<div class="admin-bar">

@@ -10,8 +10,8 @@ import { dateOnly, relativeTime } from './format.ts';
  * "OpenID Connect clients"): name, scopes, first allowed, last used, and the client's own page. Read
  * only: the person disconnects an app on their account page; deleting the client ends it for everyone.
  */
-export function connectedAppsSection(request: ViewContext, apps: readonly ConnectedApp[]): Html {
-  const t = request.t;
+export function connectedAppsSection(viewContext: ViewContext, apps: readonly ConnectedApp[]): Html {
+  const t = viewContext.t;
   const label = {
     name: t('oauth.connected.app'),
     scopes: t('oauth.panel.fields.scope'),
@@ -28,8 +28,8 @@ export function connectedAppsSection(request: ViewContext, apps: readonly Connec
       (app) => html`<tr>
       ${cell(label.name, app.name, 'strong wrap')}
       ${cell(label.scopes, html`<span class="mono small wrap">${app.scopes.join(' ')}</span>`, 'wrap')}
-      ${cell(label.allowed, dateOnly(request, app.createdAt), 'nowrap')}
-      ${cell(label.used, relativeTime(request, app.lastUsedAt), 'nowrap')}
+      ${cell(label.allowed, dateOnly(viewContext, app.createdAt), 'nowrap')}
+      ${cell(label.used, relativeTime(viewContext, app.lastUsedAt), 'nowrap')}
       <td class="right row-action"><a class="button secondary small" href="/admin/clients/${app.clientId}">${t('oauth.panel.show_client')}</a></td>
     </tr>`,
     ),

@@ -4,9 +4,9 @@ import type { ViewContext } from '../view-context.ts';
 import { adminPage } from './shell.ts';
 
 /** GET /admin/users/new: name and address; the invitation mail lets the person choose a password. */
-export function inviteUserPage(request: ViewContext, state: FormState, csrf: string): Html {
-  const t = request.t;
-  return adminPage(request, {
+export function inviteUserPage(viewContext: ViewContext, state: FormState, csrf: string): Html {
+  const t = viewContext.t;
+  return adminPage(viewContext, {
     title: formTitle(t, t('admin.invite.title'), state),
     heading: t('admin.invite.title'),
     section: 'users',

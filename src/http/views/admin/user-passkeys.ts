@@ -18,8 +18,8 @@ export interface UserPasskeysView {
  * The user's passkeys on the panel's user page (docs/guides/admin-panel.md): name, added, last used — never
  * key material — and, for a lost or suspect one, Remove with the acting admin's own password.
  */
-export function passkeysSection(request: ViewContext, view: UserPasskeysView): Html {
-  const t = request.t;
+export function passkeysSection(viewContext: ViewContext, view: UserPasskeysView): Html {
+  const t = viewContext.t;
   const base = `/admin/users/${view.userId}/passkeys`;
   const label = {
     name: t('passkeys.name'),
@@ -35,8 +35,8 @@ export function passkeysSection(request: ViewContext, view: UserPasskeysView): H
     rows: view.passkeys.map(
       (passkey) => html`<tr>
       ${cell(label.name, passkey.name, 'strong wrap long-name')}
-      ${cell(label.created, dateOnly(request, passkey.created_at), 'nowrap')}
-      ${cell(label.lastUsed, relativeTime(request, passkey.last_used_at), 'nowrap')}
+      ${cell(label.created, dateOnly(viewContext, passkey.created_at), 'nowrap')}
+      ${cell(label.lastUsed, relativeTime(viewContext, passkey.last_used_at), 'nowrap')}
       <td class="right row-action">${
         view.ownersOwn
           ? html`<span class="muted small" title="${t('admin.user.owner_help')}">${t('admin.user.owner')}</span>`

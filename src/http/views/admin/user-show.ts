@@ -30,8 +30,8 @@ function settingRow(title: string, description: Html | string, control: Html): H
   return html`<div class="setting"><div><h3>${title}</h3><p class="muted">${description}</p></div><div class="setting-control">${control}</div></div>`;
 }
 
-function accountSection(request: ViewContext, ctx: UserPageContext): Html {
-  const t = request.t;
+function accountSection(viewContext: ViewContext, ctx: UserPageContext): Html {
+  const t = viewContext.t;
   const { user } = ctx.detail;
   const base = `/admin/users/${user.id}`;
   const csrf = ctx.csrf;
@@ -49,7 +49,7 @@ function accountSection(request: ViewContext, ctx: UserPageContext): Html {
         )
       : settingRow(
           t('admin.user.email_verification'),
-          html`${t('admin.user.verified_on')} ${dateTime(request, user.emailVerifiedAt)}`,
+          html`${t('admin.user.verified_on')} ${dateTime(viewContext, user.emailVerifiedAt)}`,
           html`<span class="muted">✓</span>`,
         );
   const self = html`<span class="muted small">${t('admin.user.this_is_you')}</span>`;
@@ -78,7 +78,7 @@ function accountSection(request: ViewContext, ctx: UserPageContext): Html {
         )
       : settingRow(
           t('admin.user.account_status'),
-          html`${t('admin.user.disabled_since')} ${dateTime(request, user.disabledAt)}`,
+          html`${t('admin.user.disabled_since')} ${dateTime(viewContext, user.disabledAt)}`,
           actionButton({ action: `${base}/enable`, label: t('admin.user.enable'), csrf, variant: 'primary' }),
         );
   const panelHelp = user.panelAccess
@@ -151,8 +151,8 @@ function accountSection(request: ViewContext, ctx: UserPageContext): Html {
 </section>`;
 }
 
-function factsSection(request: ViewContext, ctx: UserPageContext): Html {
-  const t = request.t;
+function factsSection(viewContext: ViewContext, ctx: UserPageContext): Html {
+  const t = viewContext.t;
   const { user } = ctx.detail;
   return html`<section class="panel">
   <header class="panel-head"><h2>${t('admin.user.details')}</h2></header>
@@ -160,23 +160,23 @@ function factsSection(request: ViewContext, ctx: UserPageContext): Html {
     <div><dt>${t('admin.user.id')}</dt><dd class="mono">${user.id}</dd></div>
     <div><dt>${t('pages.email')}</dt><dd>${emailAddress(user.email)}</dd></div>
     <div><dt>${t('admin.user.language')}</dt><dd>${user.locale.toUpperCase()}</dd></div>
-    <div><dt>${t('admin.user.created')}</dt><dd>${dateTime(request, user.createdAt)}</dd></div>
-    <div><dt>${t('admin.user.updated')}</dt><dd>${dateTime(request, user.updatedAt)}</dd></div>
-    <div><dt>${t('admin.user.linked_accounts')}</dt><dd>${linkedAccounts(request, ctx)}</dd></div>
+    <div><dt>${t('admin.user.created')}</dt><dd>${dateTime(viewContext, user.createdAt)}</dd></div>
+    <div><dt>${t('admin.user.updated')}</dt><dd>${dateTime(viewContext, user.updatedAt)}</dd></div>
+    <div><dt>${t('admin.user.linked_accounts')}</dt><dd>${linkedAccounts(viewContext, ctx)}</dd></div>
   </dl>
 </section>`;
 }
 
 /** Each provider the user signs in with (docs/guides/login-providers.md) and the address it gave. */
-function linkedAccounts(request: ViewContext, ctx: UserPageContext): Html {
+function linkedAccounts(viewContext: ViewContext, ctx: UserPageContext): Html {
   const linked = ctx.detail.linkedAccounts;
   if (linked.length === 0)
-    return html`<span class="muted">${request.t('admin.user.no_linked_accounts')}</span>`;
+    return html`<span class="muted">${viewContext.t('admin.user.no_linked_accounts')}</span>`;
   return html`${linked.map((identity, i) => html`${i > 0 ? html`<br>` : ''}${ctx.providerLabel(identity.provider)}${identity.email === null ? '' : html` ${emailAddress(identity.email, 'muted small')}`}`)}`;
 }
 
-function tokensSection(request: ViewContext, ctx: UserPageContext): Html {
-  const t = request.t;
+function tokensSection(viewContext: ViewContext, ctx: UserPageContext): Html {
+  const t = viewContext.t;
   const { user, tokens } = ctx.detail;
   const base = `/admin/users/${user.id}/tokens`;
   const label = {
@@ -202,9 +202,9 @@ function tokensSection(request: ViewContext, ctx: UserPageContext): Html {
       (token) => html`<tr>
       ${cell(label.name, token.name, 'strong wrap long-name')}
       ${cell(label.abilities, html`${token.abilities.map((a) => html`<code class="chip">${a}</code>`)}`)}
-      ${cell(label.lastUsed, relativeTime(request, token.lastUsedAt), 'nowrap')}
-      ${cell(label.expires, token.expiresAt === null ? html`<span class="muted">${t('admin.tokens.never_expires')}</span>` : dateOnly(request, token.expiresAt), 'nowrap')}
-      ${cell(label.created, dateOnly(request, token.createdAt), 'nowrap')}
+      ${cell(label.lastUsed, relativeTime(viewContext, token.lastUsedAt), 'nowrap')}
+      ${cell(label.expires, token.expiresAt === null ? html`<span class="muted">${t('admin.tokens.never_expires')}</span>` : dateOnly(viewContext, token.expiresAt), 'nowrap')}
+      ${cell(label.created, dateOnly(viewContext, token.createdAt), 'nowrap')}
       <td class="right row-action">${actionButton({ action: `${base}/${token.id}/revoke`, label: t('admin.tokens.revoke'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
     </tr>`,
     ),
@@ -212,8 +212,8 @@ function tokensSection(request: ViewContext, ctx: UserPageContext): Html {
   });
 }
 
-function sessionsSection(request: ViewContext, ctx: UserPageContext): Html {
-  const t = request.t;
+function sessionsSection(viewContext: ViewContext, ctx: UserPageContext): Html {
+  const t = viewContext.t;
   const { user, sessions } = ctx.detail;
   const base = `/admin/users/${user.id}/sessions`;
   const label = {
@@ -238,8 +238,8 @@ function sessionsSection(request: ViewContext, ctx: UserPageContext): Html {
       (session) => html`<tr>
       ${cell(label.device, html`<span class="strong" title="${session.userAgent ?? ''}">${deviceName(session.userAgent) ?? t('admin.sessions.unknown_device')}</span>`)}
       ${cell(label.ip, session.ip ?? '—', 'mono wrap')}
-      ${cell(label.lastActivity, relativeTime(request, session.lastActivity), 'nowrap')}
-      ${cell(label.started, dateTime(request, session.createdAt), 'nowrap')}
+      ${cell(label.lastActivity, relativeTime(viewContext, session.lastActivity), 'nowrap')}
+      ${cell(label.started, dateTime(viewContext, session.createdAt), 'nowrap')}
       <td class="right row-action">${actionButton({ action: `${base}/${session.key}/end`, label: t('admin.sessions.end'), csrf: ctx.csrf, variant: 'danger-outline', small: true })}</td>
     </tr>`,
     ),
@@ -248,30 +248,30 @@ function sessionsSection(request: ViewContext, ctx: UserPageContext): Html {
   });
 }
 
-export function userShowPage(request: ViewContext, ctx: UserPageContext): Html {
-  const t = request.t;
+export function userShowPage(viewContext: ViewContext, ctx: UserPageContext): Html {
+  const t = viewContext.t;
   const { user, activity, activityTotal } = ctx.detail;
-  return adminPage(request, {
+  return adminPage(viewContext, {
     title: user.name,
     section: 'users',
-    lead: html`${emailAddress(user.email)} ${userBadges(request, user, ctx.panelAllowed)}`,
+    lead: html`${emailAddress(user.email)} ${userBadges(viewContext, user, ctx.panelAllowed)}`,
     actions: html`<a class="button secondary" href="/admin/users">← ${t('admin.nav.users')}</a>`,
     flash: ctx.flash,
     body: html`<div class="columns wide-left">
   <div class="stack">
-    ${tokensSection(request, ctx)}
-    ${sessionsSection(request, ctx)}
-    ${passkeysSection(request, { userId: user.id, userName: user.name, passkeys: ctx.detail.passkeys, ownersOwn: ctx.isOwner && !ctx.isSelf, csrf: ctx.csrf })}
-    ${connectedAppsSection(request, ctx.detail.connectedApps)}
+    ${tokensSection(viewContext, ctx)}
+    ${sessionsSection(viewContext, ctx)}
+    ${passkeysSection(viewContext, { userId: user.id, userName: user.name, passkeys: ctx.detail.passkeys, ownersOwn: ctx.isOwner && !ctx.isSelf, csrf: ctx.csrf })}
+    ${connectedAppsSection(viewContext, ctx.detail.connectedApps)}
   </div>
   <div class="stack">
-    ${accountSection(request, ctx)}
-    ${factsSection(request, ctx)}
+    ${accountSection(viewContext, ctx)}
+    ${factsSection(viewContext, ctx)}
   </div>
 </div>
 <section class="panel">
   <header class="panel-head"><h2>${t('admin.user.activity')}</h2>${activityTotal > activity.length ? html`<a href="/admin/audit?user=${user.id}">${t('admin.user.all_activity', { count: activityTotal })}</a>` : ''}</header>
-  ${auditTable(request, activity, { emptyText: t('admin.user.no_activity') })}
+  ${auditTable(viewContext, activity, { emptyText: t('admin.user.no_activity') })}
 </section>`,
   });
 }

@@ -10,21 +10,21 @@ import { dateOnly, emailAddress } from './format.ts';
 import { adminPage } from './shell.ts';
 
 /** The badges that summarise an account, shared by the list and the user page. */
-export function userBadges(request: ViewContext, user: User, panelAllowed: boolean): Html {
-  const t = request.t;
+export function userBadges(viewContext: ViewContext, user: User, panelAllowed: boolean): Html {
+  const t = viewContext.t;
   return html`${user.disabledAt !== null ? badge(t('admin.user.disabled'), 'danger') : ''}
     ${user.emailVerifiedAt !== null ? badge(t('admin.user.verified'), 'ok') : badge(t('admin.user.unverified'), 'warn')}
     ${user.panelAccess ? badge(t('admin.user.admin'), panelAllowed ? 'accent' : 'muted') : ''}`;
 }
 
 export function usersListPage(
-  request: ViewContext,
+  viewContext: ViewContext,
   query: UserListQuery,
   page: Page<UserListItem>,
   canAccessPanel: (user: User) => boolean,
   flash: Flash | null,
 ): Html {
-  const t = request.t;
+  const t = viewContext.t;
   const sortOption = (value: string, label: string, selected: boolean) =>
     html`<option value="${value}"${selected ? html` selected` : ''}>${label}</option>`;
   const label = {
@@ -37,10 +37,10 @@ export function usersListPage(
   const rows = page.items.map(
     ({ user, twoFactor, passkeys }) => html`<tr>
       ${cell(label.user, html`<a class="strong" href="/admin/users/${user.id}">${user.name}</a><br>${emailAddress(user.email, 'muted small')}`)}
-      ${cell(label.status, userBadges(request, user, canAccessPanel(user)), 'badges')}
+      ${cell(label.status, userBadges(viewContext, user, canAccessPanel(user)), 'badges')}
       ${cell(label.twoFactor, twoFactor ? badge(t('two_factor.badge_on'), 'ok') : html`<span class="muted">${t('two_factor.badge_off')}</span>`, 'nowrap')}
       ${cell(label.passkeys, passkeys === 0 ? html`<span class="muted">0</span>` : String(passkeys), 'nowrap num')}
-      ${cell(label.created, dateOnly(request, user.createdAt), 'nowrap')}
+      ${cell(label.created, dateOnly(viewContext, user.createdAt), 'nowrap')}
       <td class="right row-action"><a class="button secondary small" href="/admin/users/${user.id}">${t('admin.users.open')}</a></td>
     </tr>`,
   );
@@ -50,7 +50,7 @@ export function usersListPage(
     ...(query.filter !== 'all' ? { filter: query.filter } : {}),
     sort: query.newestFirst ? 'oldest' : 'newest',
   });
-  return adminPage(request, {
+  return adminPage(viewContext, {
     title: t('admin.nav.users'),
     section: 'users',
     lead: t('admin.users.lead', { count: page.total }),
@@ -93,7 +93,7 @@ export function usersListPage(
     <tbody>${rows}</tbody>
   </table></div>`
   }
-  ${pagination(request, page)}
+  ${pagination(viewContext, page)}
 </section>`,
   });
 }

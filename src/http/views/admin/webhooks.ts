@@ -26,9 +26,9 @@ function stateOf(row: DeliveryRow, now: number): State {
 const TONES: Record<State, Tone> = { delivered: 'ok', failed: 'danger', sending: 'accent', pending: 'warn' };
 
 /** GET /admin/webhooks: the endpoints and the recent deliveries, each undelivered one with Retry. */
-export function webhooksPage(request: ViewContext, view: WebhooksView): Html {
-  const t = request.t;
-  const now = request.site.now();
+export function webhooksPage(viewContext: ViewContext, view: WebhooksView): Html {
+  const t = viewContext.t;
+  const now = viewContext.site.now();
   const label = {
     event: t('webhooks.columns.event'),
     endpoint: t('webhooks.columns.endpoint'),
@@ -47,7 +47,7 @@ export function webhooksPage(request: ViewContext, view: WebhooksView): Html {
       status !== null && row.last_error !== null && row.last_error !== status && state !== 'delivered'
         ? html`<br><span class="muted small mono wrap">${row.last_error}</span>`
         : '';
-    const next = state === 'pending' ? relativeTime(request, Math.max(row.available_at, now)) : html`—`;
+    const next = state === 'pending' ? relativeTime(viewContext, Math.max(row.available_at, now)) : html`—`;
     const retry =
       state === 'pending' || state === 'failed'
         ? actionButton({
@@ -58,7 +58,7 @@ export function webhooksPage(request: ViewContext, view: WebhooksView): Html {
           })
         : '';
     return html`<tr>
-      ${cell(label.event, html`<span class="mono strong">${row.type}</span><br><span class="muted small">${dateTime(request, row.created_at)}</span>`, 'wrap')}
+      ${cell(label.event, html`<span class="mono strong">${row.type}</span><br><span class="muted small">${dateTime(viewContext, row.created_at)}</span>`, 'wrap')}
       ${cell(label.endpoint, html`<span class="mono small wrap">${row.endpoint}</span>`, 'wrap')}
       ${cell(label.attempts, String(row.attempts), 'nowrap')}
       ${cell(label.status, html`${badge(t(`webhooks.state.${state}`), TONES[state])}${answer}${error}`, 'wrap')}
@@ -66,7 +66,7 @@ export function webhooksPage(request: ViewContext, view: WebhooksView): Html {
       <td class="right row-action">${retry}</td>
     </tr>`;
   });
-  return adminPage(request, {
+  return adminPage(viewContext, {
     title: t('webhooks.title'),
     section: 'webhooks',
     lead: t('webhooks.lead'),
@@ -96,7 +96,7 @@ export function webhooksPage(request: ViewContext, view: WebhooksView): Html {
     <tbody>${rows}</tbody>
   </table></div>`
   }
-  ${pagination(request, view.page)}
+  ${pagination(viewContext, view.page)}
 </section>`,
   });
 }

@@ -17,10 +17,10 @@ export interface CancelEmailChangeView {
  * one button that does it (a GET changes nothing: mail scanners open links). After the button, the
  * same card says it is done.
  */
-export function cancelEmailChangePage(request: ViewContext, view: CancelEmailChangeView): Html {
-  const t = request.t;
-  const { appName } = request.site;
-  return layout(request, {
+export function cancelEmailChangePage(viewContext: ViewContext, view: CancelEmailChangeView): Html {
+  const t = viewContext.t;
+  const { appName } = viewContext.site;
+  return layout(viewContext, {
     title: t('account.cancel_change_title'),
     account: null,
     body: html`<section class="card narrow auth-card">

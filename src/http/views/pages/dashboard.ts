@@ -17,10 +17,10 @@ export interface DashboardView {
   readonly methods: SignInMethods;
 }
 
-export function dashboardPage(request: ViewContext, view: DashboardView): Html {
+export function dashboardPage(viewContext: ViewContext, view: DashboardView): Html {
   const { t, user } = view;
   const verified = user.emailVerifiedAt !== null;
-  return layout(request, {
+  return layout(viewContext, {
     title: t('pages.dashboard'),
     account: { name: user.name, csrfToken: view.csrfToken },
     body: html`<div class="page">

@@ -4,13 +4,13 @@ import { layout } from '../layout.ts';
 import type { ViewContext } from '../view-context.ts';
 
 export function forgotPasswordPage(
-  request: ViewContext,
+  viewContext: ViewContext,
   state: FormState,
   csrfToken: string,
   status: unknown,
 ): Html {
-  const t = request.t;
-  return layout(request, {
+  const t = viewContext.t;
+  return layout(viewContext, {
     title: formTitle(t, t('passwords.forgot_title'), state),
     account: null,
     body: html`<section class="card narrow auth-card">

@@ -4,10 +4,10 @@ import { type Account, layout } from '../layout.ts';
 import type { ViewContext } from '../view-context.ts';
 
 /** The welcome page: what the service is, and the way in (or back to the dashboard). */
-export function homePage(request: ViewContext, account: Account | null, status: unknown): Html {
-  const t = request.t;
-  const { appName } = request.site;
-  return layout(request, {
+export function homePage(viewContext: ViewContext, account: Account | null, status: unknown): Html {
+  const t = viewContext.t;
+  const { appName } = viewContext.site;
+  return layout(viewContext, {
     title: t('pages.home'),
     account,
     body: html`<div class="page">

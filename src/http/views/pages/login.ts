@@ -34,10 +34,10 @@ export interface LoginPageOptions {
   alert?: Html;
 }
 
-export function loginPage(request: ViewContext, state: FormState, options: LoginPageOptions): Html {
-  const t = request.t;
+export function loginPage(viewContext: ViewContext, state: FormState, options: LoginPageOptions): Html {
+  const t = viewContext.t;
   const { session } = options;
-  return layout(request, {
+  return layout(viewContext, {
     title: formTitle(t, options.title, state),
     variant: options.variant,
     account: options.account,
@@ -55,7 +55,7 @@ export function loginPage(request: ViewContext, state: FormState, options: Login
       <button type="submit" class="button block">${t('pages.log_in')}</button>
     </div>
   </form>
-  ${options.passkeys ? passkeyLogin(request, session.csrfToken, state, options.passkeys.origin) : ''}
+  ${options.passkeys ? passkeyLogin(viewContext, session.csrfToken, state, options.passkeys.origin) : ''}
   ${options.providers ?? ''}
   ${options.links ?? ''}
 </section>`,
@@ -72,8 +72,8 @@ export function loginPage(request: ViewContext, state: FormState, options: Login
  * script puts the browser's answer in `credential` (and the state of "Remember me" in `remember`) and
  * submits the form, so success and failure are ordinary page answers (a redirect; 422 with the error).
  */
-function passkeyLogin(request: ViewContext, csrfToken: string, state: FormState, origin: string): Html {
-  const t = request.t;
+function passkeyLogin(viewContext: ViewContext, csrfToken: string, state: FormState, origin: string): Html {
+  const t = viewContext.t;
   const error = state.errors?.['credential']?.[0];
   return html`<div class="passkey-login" data-passkey-login${error ? '' : html` hidden`}>
     <p class="divider"><span>${t('passkeys.or')}</span></p>

@@ -6,13 +6,13 @@ import type { ViewContext } from '../view-context.ts';
 
 /** The sign-up form; `providers`: the "Continue with …" buttons (views/login-providers.ts), if any. */
 export function registerPage(
-  request: ViewContext,
+  viewContext: ViewContext,
   state: FormState,
   csrfToken: string,
   providers: Html | null,
 ): Html {
-  const t = request.t;
-  return layout(request, {
+  const t = viewContext.t;
+  return layout(viewContext, {
     title: formTitle(t, t('pages.register_title'), state),
     account: null,
     body: html`<section class="card narrow auth-card">

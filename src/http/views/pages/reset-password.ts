@@ -6,19 +6,19 @@ import type { ViewContext } from '../view-context.ts';
 
 /** The form behind a mailed reset link; the token travels on in a hidden field, never in a log. */
 export function resetPasswordPage(
-  request: ViewContext,
+  viewContext: ViewContext,
   state: FormState,
   csrfToken: string,
   token: string,
   /** The link is known not to work (checked before the form is shown): say so, offer a new one. */
   dead = false,
 ): Html {
-  const t = request.t;
+  const t = viewContext.t;
   const invalidLink = dead || state.errors?.['email']?.[0] === t('passwords.token');
   const email = typeof state.old?.['email'] === 'string' ? state.old['email'] : '';
   const newLink = `/forgot-password${email === '' ? '' : `?${new URLSearchParams({ email }).toString()}`}`;
   if (dead) {
-    return layout(request, {
+    return layout(viewContext, {
       title: t('passwords.invalid_link_title'),
       account: null,
       body: html`<section class="card narrow auth-card">
@@ -29,7 +29,7 @@ export function resetPasswordPage(
 </section>`,
     });
   }
-  return layout(request, {
+  return layout(viewContext, {
     title: formTitle(t, t('passwords.reset_title'), state),
     account: null,
     body: html`<section class="card narrow auth-card">

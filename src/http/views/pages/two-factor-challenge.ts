@@ -19,11 +19,11 @@ export interface ChallengePageOptions {
  * from an SMS or an app; `inputmode="numeric"` brings up digits) or a recovery code.
  */
 export function twoFactorChallengePage(
-  request: ViewContext,
+  viewContext: ViewContext,
   state: FormState,
   options: ChallengePageOptions,
 ): Html {
-  const t = request.t;
+  const t = viewContext.t;
   const { session } = options;
   const title = t('two_factor.challenge_title');
   const field = options.recovery
@@ -45,7 +45,7 @@ export function twoFactorChallengePage(
   const other = options.recovery
     ? html`<a href="${options.action}">${t('two_factor.use_code')}</a>`
     : html`<a href="${options.action}?recovery=1">${t('two_factor.use_recovery_code')}</a>`;
-  return layout(request, {
+  return layout(viewContext, {
     title: formTitle(t, title, state),
     variant: options.variant,
     account: options.variant === undefined ? null : undefined,

@@ -25,10 +25,10 @@ export interface VerifyNoticeView {
  * CSRF), how often it may be used and — when used up — when it works again, and the ways out: correct a
  * mistyped address (the link then goes to the corrected one), delete the account, or log out.
  */
-export function verifyEmailPage(request: ViewContext, view: VerifyNoticeView): Html {
+export function verifyEmailPage(viewContext: ViewContext, view: VerifyNoticeView): Html {
   const { t, user } = view;
   const state = (section: string) => (view.failed?.section === section ? view.failed.state : {});
-  return layout(request, {
+  return layout(viewContext, {
     title: formTitle(t, t('verification.title'), view.failed?.state ?? {}),
     account: { name: user.name, csrfToken: view.csrfToken },
     body: html`<section class="card narrow auth-card">
@@ -50,7 +50,7 @@ export function verifyEmailPage(request: ViewContext, view: VerifyNoticeView): H
   <p class="hint" id="resend-limit">${t('verification.limit', { count: view.limit })}</p>
   ${changeAddress(view, state('profile-information'))}
   ${deleteAccount(view, state('delete-account'))}
-  ${logOutLine(request, view.csrfToken)}
+  ${logOutLine(viewContext, view.csrfToken)}
 </section>`,
   });
 }
@@ -89,8 +89,8 @@ function deleteAccount(view: VerifyNoticeView, state: FormState): Html {
   </details>`;
 }
 
-function logOutLine(request: ViewContext, csrfToken: string): Html {
-  const t = request.t;
+function logOutLine(viewContext: ViewContext, csrfToken: string): Html {
+  const t = viewContext.t;
   return html`<form method="post" action="/logout" class="links">${csrfField(csrfToken)}${t('verification.not_you')} <button type="submit" class="link-button inline-link">${t('pages.log_out')}</button></form>`;
 }
 
@@ -105,11 +105,11 @@ export interface LinkProblemView {
  * A verification link that does not work, in plain words: expired or damaged (send a new one), or
  * meant for another account than the one signed in (log out, then open it again).
  */
-export function verificationLinkPage(request: ViewContext, view: LinkProblemView): Html {
-  const t = request.t;
+export function verificationLinkPage(viewContext: ViewContext, view: LinkProblemView): Html {
+  const t = viewContext.t;
   const otherUser = view.problem === 'other-user';
   const title = otherUser ? t('verification.other_user_title') : t('verification.bad_link_title');
-  return layout(request, {
+  return layout(viewContext, {
     title,
     account: { name: view.user.name, csrfToken: view.csrfToken },
     body: html`<section class="card narrow auth-card">
