@@ -118,6 +118,24 @@ describe('memory rate-limit store', () => {
     assert.deepEqual(await limiter.attempt('w', LIMIT), { allowed: true, remaining: 4 });
   });
 
+  test('keeps at most maxKeys windows, however many distinct keys arrive: the oldest goes', async () => {
+    const store = memoryRateLimitStore(clock, 3);
+    stores.push(store);
+    for (const key of ['a', 'b', 'c']) await store.hit(key, 60_000);
+    await store.hit('a', 60_000);
+    await store.hitAndRestart('d', 60_000);
+    assert.equal(await store.peek('a'), null, 'the oldest window made room');
+    assert.equal((await store.peek('b'))?.count, 1);
+    for (let i = 0; i < 1000; i++) await store.hit(`flood-${i}`, 60_000);
+    assert.equal((await store.peek('flood-999'))?.count, 1);
+    assert.equal(await store.peek('flood-996'), null);
+    assert.deepEqual(
+      [await store.peek('b'), await store.peek('c'), await store.peek('d')],
+      [null, null, null],
+      'a flood of new keys keeps the map at its bound',
+    );
+  });
+
   test('hitAndRestart(): every hit restarts the window; a whole window without one ends it', async () => {
     const store = make();
     assert.equal((await store.hitAndRestart('s', 10_000)).count, 1);

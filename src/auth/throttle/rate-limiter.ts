@@ -118,9 +118,23 @@ export interface RateLimitStore {
   close(): Promise<void>;
 }
 
+/**
+ * Windows the memory store keeps at most (about 23 MiB of keys like `login:<e-mail>|<IPv6>`). Keys are
+ * chosen by whoever sends requests (an address, an e-mail), so without a bound a flood of distinct ones
+ * grows the map until the next sweep, or without end within a long window: memory exhaustion. When
+ * full, the oldest window goes first — it is the nearest to its end, and a sender able to push out
+ * 100,000 windows already has that many addresses to spread its attempts over. Deployments of more
+ * than one instance use Redis (REDIS_URL), which this bound does not concern.
+ */
+export const MEMORY_STORE_MAX_KEYS = 100_000;
+
 /** One process only. Atomic because the event loop runs each call to completion. */
-export function memoryRateLimitStore(clock: Clock): RateLimitStore {
+export function memoryRateLimitStore(clock: Clock, maxKeys = MEMORY_STORE_MAX_KEYS): RateLimitStore {
   const windows = new Map<string, { count: number; resetAt: number }>();
+  const open = (key: string, window: { count: number; resetAt: number }) => {
+    if (windows.size >= maxKeys && !windows.has(key)) windows.delete(windows.keys().next().value!);
+    windows.set(key, window);
+  };
   const sweep = setInterval(() => {
     const now = clock.now();
     for (const [key, window] of windows) if (window.resetAt <= now) windows.delete(key);
@@ -137,7 +151,7 @@ export function memoryRateLimitStore(clock: Clock): RateLimitStore {
       const now = clock.now();
       const window = live(key) ?? { count: 0, resetAt: now + windowMs };
       window.count++;
-      windows.set(key, window);
+      open(key, window);
       return { count: window.count, resetInMs: window.resetAt - now };
     },
     async hitAndRestart(key, windowMs) {
@@ -145,7 +159,7 @@ export function memoryRateLimitStore(clock: Clock): RateLimitStore {
       const window = live(key) ?? { count: 0, resetAt: now };
       window.count++;
       window.resetAt = Math.max(window.resetAt, now + windowMs);
-      windows.set(key, window);
+      open(key, window);
       return { count: window.count, resetInMs: window.resetAt - now };
     },
     async peek(key) {
