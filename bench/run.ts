@@ -156,7 +156,8 @@ async function main(options: BenchOptions): Promise<void> {
         });
         log(
           `  ${load.name}: ${measured.rps} req/s, p50 ${measured.p50_ms} ms, p99 ${measured.p99_ms} ms, ` +
-            `server CPU ${measured.cpu_us_per_req ?? '?'} µs/request`,
+            `server CPU ${measured.cpu_us_per_req ?? '?'} µs/request; ` +
+            `service RSS ${service.rssMb() ?? '?'} MiB, peak ${statusMb(service.pid, 'VmHWM') ?? '?'} MiB`,
         );
         if (measured.unexpected > 0) {
           throw new Error(`${load.name}: unexpected answers ${JSON.stringify(measured.statuses)}`);

@@ -1,8 +1,8 @@
 import { readlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import * as argon2 from '@node-rs/argon2';
-import * as bcrypt from '@node-rs/bcrypt';
 import type { HashOp, HashOutcome, HashWorkerData } from './hash-pool.ts';
 
 /**
@@ -17,9 +17,16 @@ try {
   setPriority(tid, data.nice);
 } catch {}
 
+/**
+ * bcrypt only checks hashes imported from Laravel (until they are rehashed), and loading its addon
+ * costs each thread about 5 MiB of resident memory for good: it is loaded on the first such check.
+ */
+let bcrypt: typeof import('@node-rs/bcrypt') | undefined;
+
 function run(op: HashOp): unknown {
   if (op.op === 'argon2.hash') return argon2.hashSync(op.password, op.options);
   if (op.op === 'argon2.verify') return argon2.verifySync(op.hash, op.password);
+  bcrypt ??= createRequire(import.meta.url)('@node-rs/bcrypt') as typeof import('@node-rs/bcrypt');
   return bcrypt.verifySync(op.password, op.hash);
 }
 
