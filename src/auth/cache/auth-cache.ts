@@ -3,7 +3,7 @@ import type { Dialect } from 'kysely';
 import type { Config } from '../../config.ts';
 import type { Lookups } from '../auth.service.ts';
 import { type CachedLookupOptions, CacheStore } from './cache-store.ts';
-import type { InvalidationChannel } from './channel.ts';
+import type { ChannelListener, InvalidationChannel } from './channel.ts';
 import { postgresChannel } from './postgres-channel.ts';
 import { redisChannel } from './redis-channel.ts';
 import { sqliteFreshness } from './sqlite-freshness.ts';
@@ -59,22 +59,28 @@ export function createAuthCache(config: Config, redis: Redis | null): AuthCache 
     return door(store, null, async () => freshness.close());
   }
   if (config.authCache !== 'notify') return null;
-  // Subscribed on the first read: a CLI command, which only writes, opens no listener.
-  const store = new CacheStore({
-    maxAgeMs: NOTIFY_MAX_AGE_MS,
-    serving: false,
-    onFirstRead: () => channel.start(),
-    current: () => channel.current?.() ?? true,
-  });
+  // The channel reports to the store (below) through this listener, and the store asks the channel
+  // itself whether it is current, on every read.
+  const listener: ChannelListener = {
+    changed: (tables) => store.changed(tables),
+    setServing: (serving) => store.setServing(serving),
+  };
   let channel: InvalidationChannel;
   if (database.dialect === 'postgres') {
-    channel = postgresChannel(database.url, store);
+    channel = postgresChannel(database.url, listener);
   } else if (redis !== null) {
-    channel = redisChannel(redis, `${config.redisPrefix}auth-cache`, store, NOTIFY_MAX_AGE_MS);
+    channel = redisChannel(redis, `${config.redisPrefix}auth-cache`, listener, NOTIFY_MAX_AGE_MS);
   } else {
     // config.ts refuses this combination; kept as a guard for a Config built by hand.
     throw new Error('AUTH_CACHE=notify on MySQL/MariaDB needs REDIS_URL');
   }
+  // Subscribed on the first read: a CLI command, which only writes, opens no listener.
+  const store = new CacheStore({
+    maxAgeMs: NOTIFY_MAX_AGE_MS,
+    serving: false,
+    onFirstRead: channel.start,
+    current: channel.current,
+  });
   const watch = (dialect: Dialect) =>
     watchedDialect(dialect, {
       inConnection: channel.inConnection,

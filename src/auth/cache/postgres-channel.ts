@@ -28,13 +28,21 @@ export function postgresChannel(
   let closed = false;
   let retry: NodeJS.Timeout | null = null;
   let delay = 100;
+  // One tick query at a time on the listener: pg queues a second one but warns that it will stop.
+  let sending = false;
   const ticks = ownTicks((payload) => {
     const listener = client;
-    if (listener === null) return null;
-    return listener.query('select pg_notify($1, $2)', [CHANNEL, payload]).catch((error: unknown) => {
-      lose(listener);
-      throw error;
-    });
+    if (listener === null || sending) return null;
+    sending = true;
+    return listener
+      .query('select pg_notify($1, $2)', [CHANNEL, payload])
+      .catch((error: unknown) => {
+        lose(listener);
+        throw error;
+      })
+      .finally(() => {
+        sending = false;
+      });
   }, now);
 
   const hear = (payload: string) => {
