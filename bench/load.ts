@@ -25,10 +25,21 @@ export interface LoadCase {
    * for the hashing threads would otherwise fill HASH_QUEUE_MAX with the measured ones and get 503s.
    */
   readonly settleMs?: number;
+  /**
+   * The warm-up is this many answers instead of `--warmup` seconds. V8 optimises a request's code after
+   * it has run some thousands of times: the other cases get that many requests in a second, a login
+   * (one argon2id hash each) gets a few hundred, so a 2 s warm-up measured the login path mostly in
+   * V8's first tiers, as a service in its first minute runs it (docs/contributing/benchmarks.md).
+   */
+  readonly warmupRequests?: number;
   /** Runs before each warm-up (the bare provider's refresh tokens are made right before they are used). */
   readonly prepare?: () => Promise<void>;
   /** The server under load: its CPU time per answer is measured too (robust on a busy machine). */
-  readonly server?: { cpuMs(): number | null };
+  readonly server?: {
+    cpuMs(): number | null;
+    /** The same split by thread priority (bench/thread-cpu.ts): the niced hashing threads and the rest. */
+    threadCpuMs?(): { niced: number; rest: number } | null;
+  };
 }
 
 export interface LoadOptions {
@@ -37,6 +48,8 @@ export interface LoadOptions {
   readonly duration: number;
   /** autocannon worker threads (connections are split among them); default: load from this thread. */
   readonly workers?: number;
+  /** Stop after this many answers instead of after `duration`. */
+  readonly amount?: number;
 }
 
 export interface Measured {
@@ -52,16 +65,23 @@ export interface Measured {
   readonly statuses: Readonly<Record<string, number>>;
   /** Server CPU time (all threads) per expected answer, µs; null without `server` or /proc. */
   readonly cpu_us_per_req: number | null;
+  /** Of that, the niced (hashing) threads' and the other threads' share, µs; null without /proc. */
+  readonly cpu_split_us_per_req: { readonly niced: number; readonly rest: number } | null;
+  /** CPU time of this process (the load generator, when it runs on this thread) per expected answer, µs. */
+  readonly client_cpu_us_per_req: number;
 }
 
 /** Starts a load and returns a handle: `result` settles when `duration` is over. */
 export function startLoad(load: LoadCase, options: LoadOptions): { result: Promise<Measured> } {
   const { rotateAuthorization: tokens, chain } = load;
   const cpuBefore = load.server?.cpuMs() ?? null;
+  const threadsBefore = load.server?.threadCpuMs?.() ?? null;
+  const clientBefore = process.cpuUsage();
   const instance = autocannon({
     url: load.url,
     connections: options.connections,
     duration: options.duration,
+    ...(options.amount === undefined ? {} : { amount: options.amount }),
     // Worker threads cannot run the rotating setupRequest function (autocannon wants a file path).
     ...(options.workers && options.workers > 1 && !tokens && !chain ? { workers: options.workers } : {}),
     method: load.method ?? 'GET',
@@ -101,6 +121,9 @@ export function startLoad(load: LoadCase, options: LoadOptions): { result: Promi
     const expected = statuses[String(load.expectStatus ?? 200)] ?? 0;
     const answered = Object.values(statuses).reduce((sum, n) => sum + n, 0);
     const cpuAfter = load.server?.cpuMs() ?? null;
+    const threadsAfter = load.server?.threadCpuMs?.() ?? null;
+    const client = process.cpuUsage(clientBefore);
+    const perAnswer = (ms: number) => round((ms * 1000) / expected, 1);
     return {
       name: load.name,
       rps: round(expected / raw.duration, 1),
@@ -110,9 +133,15 @@ export function startLoad(load: LoadCase, options: LoadOptions): { result: Promi
       unexpected: answered - expected + raw.errors + raw.timeouts,
       statuses,
       cpu_us_per_req:
-        cpuBefore === null || cpuAfter === null || expected === 0
+        cpuBefore === null || cpuAfter === null || expected === 0 ? null : perAnswer(cpuAfter - cpuBefore),
+      cpu_split_us_per_req:
+        threadsBefore === null || threadsAfter === null || expected === 0
           ? null
-          : round(((cpuAfter - cpuBefore) * 1000) / expected, 1),
+          : {
+              niced: perAnswer(threadsAfter.niced - threadsBefore.niced),
+              rest: perAnswer(threadsAfter.rest - threadsBefore.rest),
+            },
+      client_cpu_us_per_req: expected === 0 ? 0 : round((client.user + client.system) / expected, 1),
     } satisfies Measured;
   });
   return { result };

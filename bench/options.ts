@@ -48,7 +48,7 @@ export const CASE_KEYS: readonly string[] = [
 export const USAGE = `Usage: npm run bench -- [options]
 
   --duration <s>         measured seconds per case (default 10)
-  --warmup <s>           unmeasured seconds before each case (default 2)
+  --warmup <s>           unmeasured seconds before each case (default 2; the login case: 3,000 logins)
   --connections <n>      concurrent connections (default 50)
   --workers <n>          autocannon worker threads per load (default 1)
   --rounds <n>           measure the cases n times, report the best and the spread (default 1)

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { threadCpuMs } from './thread-cpu.ts';
 
 /** The repository root: this module runs compiled, from dist/bench/ (scripts/build.mjs). */
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -15,6 +16,8 @@ export interface ServerProcess {
   rssMb(): number | null;
   /** CPU time used so far by all its threads (user + system), ms; null where /proc is missing. */
   cpuMs(): number | null;
+  /** The same, split into the niced (hashing) threads and the rest (bench/thread-cpu.ts). */
+  threadCpuMs(): { niced: number; rest: number } | null;
   /** SIGTERM and wait for a clean exit (a --cpu-prof profile is written on that exit). */
   stop(): Promise<void>;
 }
@@ -76,6 +79,7 @@ export async function startServer(
     url: `http://127.0.0.1:${port}`,
     rssMb: () => statusMb(child.pid!, 'VmRSS'),
     cpuMs: () => cpuMs(child.pid!),
+    threadCpuMs: () => threadCpuMs(child.pid!),
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       const timeout = setTimeout(() => child.kill('SIGKILL'), 15_000);

@@ -7,7 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords/passwords.ts';
 import { loadConfig } from '../src/config.ts';
-import { measureHashRate } from './hash-rate.ts';
+import { loginRatioByCpu, measureHashRate } from './hash-rate.ts';
 import { type LoadCase, type Measured, round, runLoad } from './load.ts';
 import { MACHINE_CASES, machineCases } from './machines.ts';
 import { OIDC_CASES, oidcCases, roundTrips } from './oidc.ts';
@@ -133,6 +133,7 @@ async function main(options: BenchOptions): Promise<void> {
         headers: json,
         body: JSON.stringify({ email: user.email, password: user.password, device_name: 'bench' }),
         settleMs: 3000,
+        warmupRequests: 3000,
       },
     };
     const context: ScenarioContext = {
@@ -146,6 +147,7 @@ async function main(options: BenchOptions): Promise<void> {
             connections: options.connections,
             duration: options.warmup,
             workers: options.workers,
+            amount: load.warmupRequests,
           });
           if (load.settleMs) await sleep(load.settleMs);
         }
@@ -156,7 +158,11 @@ async function main(options: BenchOptions): Promise<void> {
         });
         log(
           `  ${load.name}: ${measured.rps} req/s, p50 ${measured.p50_ms} ms, p99 ${measured.p99_ms} ms, ` +
-            `server CPU ${measured.cpu_us_per_req ?? '?'} µs/request; ` +
+            `server CPU ${measured.cpu_us_per_req ?? '?'} µs/request` +
+            (measured.cpu_split_us_per_req?.niced
+              ? ` (hashing threads ${measured.cpu_split_us_per_req.niced}, the rest ${measured.cpu_split_us_per_req.rest})`
+              : '') +
+            `, client CPU ${measured.client_cpu_us_per_req} µs/request; ` +
             `service RSS ${service.rssMb() ?? '?'} MiB, peak ${statusMb(service.pid, 'VmHWM') ?? '?'} MiB`,
         );
         if (measured.unexpected > 0) {
@@ -193,9 +199,15 @@ async function main(options: BenchOptions): Promise<void> {
     }
 
     log('password hash rate…');
-    const hashPerSecond = await measureHashRate(config.hashConcurrency, Math.min(options.duration, 10));
+    const hashRate = await measureHashRate(config.hashConcurrency, Math.min(options.duration, 10));
+    const hashPerSecond = hashRate.perSecond;
     const extra: Record<string, unknown> = {
-      hash: { algorithm: 'argon2id', ...OWASP_ARGON2ID, concurrency: config.hashConcurrency },
+      hash: {
+        algorithm: 'argon2id',
+        ...OWASP_ARGON2ID,
+        concurrency: config.hashConcurrency,
+        cpu_us_per_hash: hashRate.cpuUsPerHash,
+      },
       connections: options.connections,
       duration_s: options.duration,
       rounds: options.rounds,
@@ -207,6 +219,9 @@ async function main(options: BenchOptions): Promise<void> {
       login_ratio_to_hash_rate: best.has('POST /api/tokens')
         ? round(best.get('POST /api/tokens')!.rps / hashPerSecond, 3)
         : null,
+      // The same ratio from CPU time (a hash's, against a login's in the service and the load generator),
+      // which other work on the machine does not move as it moves either rate.
+      login_ratio_by_cpu: loginRatioByCpu(best.get('POST /api/tokens'), hashRate.cpuUsPerHash),
     };
     const issued = best.get('POST /oauth/token client_credentials');
     const bareIssued = best.get('bare oidc-provider client_credentials');
@@ -285,16 +300,19 @@ function report(results: Results, all: ReadonlyMap<CaseName, number[]>): string 
     timeCost: number;
     parallelism: number;
     concurrency: number;
+    cpu_us_per_hash: number;
   };
   const lines = [
     `Gatehouse benchmark — ${m.cpus} × ${m.model}, ${m.memory_mb} MiB, Node ${m.node}, ${m.dialect}, AUTH_CACHE=${extra['auth_cache']}, load ${m.load_at_start} at start`,
     '',
     formatTable(results.cases, spread),
     '',
-    `password hashes/s (argon2id m=${hash.memoryCost} t=${hash.timeCost} p=${hash.parallelism}, HASH_CONCURRENCY=${hash.concurrency}): ${results.hash_per_s}`,
+    `password hashes/s (argon2id m=${hash.memoryCost} t=${hash.timeCost} p=${hash.parallelism}, HASH_CONCURRENCY=${hash.concurrency}): ${results.hash_per_s}, CPU ${hash.cpu_us_per_hash} µs per hash`,
   ];
   if (extra['login_ratio_to_hash_rate'] !== null) {
-    lines.push(`POST /api/tokens / hash rate: ${extra['login_ratio_to_hash_rate']}`);
+    lines.push(
+      `POST /api/tokens / hash rate: ${extra['login_ratio_to_hash_rate']} (by CPU time: ${extra['login_ratio_by_cpu']})`,
+    );
   }
   if (typeof extra['oidc_refresh_ratio_to_bare_provider'] === 'number') {
     lines.push(
