@@ -26,6 +26,15 @@ export interface LoginDeps {
   readonly devices: DeviceCookies;
 }
 
+export interface LoginOptions {
+  /**
+   * The caller completes the login with recordLoginSucceeded itself, in the transaction that writes
+   * what the login was for (token-login.ts: the audit row and the new token in one commit, one write
+   * to the database instead of two on the path that the hash rate bounds).
+   */
+  readonly callerRecordsSuccess?: boolean;
+}
+
 /** Which door the attempt came through: each has its own audit event names (the throttle is shared). */
 export type LoginChannel = 'web' | 'api' | 'admin';
 
@@ -68,6 +77,7 @@ export async function attemptLogin(
   channel: LoginChannel,
   input: LoginInput,
   audit: AuditContext,
+  options: LoginOptions = {},
 ): Promise<LoginResult> {
   // Before any count is taken: a check refused for load (503) is no failed attempt of the user's.
   if (deps.hasher.saturated()) throw new HashQueueFullError();
@@ -127,7 +137,7 @@ export async function attemptLogin(
     await recordAudit(deps.db, 'login.two_factor_challenged', { ...audit, actorId: user.id }, user.id, {
       channel,
     });
-  } else {
+  } else if (!options.callerRecordsSuccess) {
     await recordLoginSucceeded(deps.db, channel, user.id, audit);
   }
   return { status: 'ok', user, twoFactor };

@@ -1,4 +1,5 @@
 import type { AuditContext } from '../../audit/audit.ts';
+import { inTransaction } from '../../db/in-transaction.ts';
 import { type ChallengeDeps, passChallenge } from '../../two-factor/challenge.ts';
 import type { Proof } from '../../two-factor/two-factor.ts';
 import type { User } from '../../users/user.ts';
@@ -36,7 +37,7 @@ export async function issueTokenWithPassword(
   input: TokenLoginInput,
   audit: AuditContext,
 ): Promise<TokenLoginResult> {
-  const login = await attemptLogin(deps, provider, 'api', input, audit);
+  const login = await attemptLogin(deps, provider, 'api', input, audit, { callerRecordsSuccess: true });
   if (login.status !== 'ok') return login;
   if (login.twoFactor) {
     // Only after the right password: without it, nobody learns whether an account has two-factor.
@@ -51,18 +52,22 @@ export async function issueTokenWithPassword(
     if (challenge.status === 'throttled') return challenge;
     if (challenge.status === 'invalid')
       return { status: 'two_factor_invalid', field: 'code' in input.proof ? 'code' : 'recovery_code' };
-    await recordLoginSucceeded(deps.db, 'api', login.user.id, audit, { two_factor: true });
   }
-  const { plainText } = await issueAccessToken(
-    deps.db,
-    deps.tokens,
-    {
-      userId: login.user.id,
-      name: input.deviceName,
-      abilities: input.abilities,
-      expiresInSeconds: input.expiresInSeconds,
-    },
-    { ...audit, actorId: login.user.id },
-  );
+  // The completed login (its audit row, the reset token deleted) and the token commit together: a
+  // receiver of the events hears of both or neither, and the login writes to the database once.
+  const { plainText } = await inTransaction(deps.db, async (trx) => {
+    await recordLoginSucceeded(trx, 'api', login.user.id, audit, login.twoFactor ? { two_factor: true } : {});
+    return issueAccessToken(
+      trx,
+      deps.tokens,
+      {
+        userId: login.user.id,
+        name: input.deviceName,
+        abilities: input.abilities,
+        expiresInSeconds: input.expiresInSeconds,
+      },
+      { ...audit, actorId: login.user.id },
+    );
+  });
   return { status: 'ok', user: login.user, plainText };
 }
