@@ -51,6 +51,12 @@ export class ProviderHost {
     // `sid` in every ID token (docs/guides/oidc-provider.md "Tokens"), not only for clients with
     // back-channel logout: a relying party matches a later logout to the session it signed in with.
     provider.Client.prototype.includeSid = () => true;
+    // A post-logout URI is followed only when registered exactly (RP-Initiated Logout §3). The library
+    // lets a native client's loopback URI change port there too, as RFC 8252 §7.3 allows for the
+    // redirect_uri only: another program on the machine could listen on any other port.
+    provider.Client.prototype.postLogoutRedirectUriAllowed = function exactPostLogoutUri(value: string) {
+      return this.postLogoutRedirectUris?.includes(value) === true;
+    };
     // The forwarded headers are rewritten by the HTTP layer from what Fastify decided (TRUST_PROXY):
     // the library reads the client's address and scheme from them and nothing else.
     provider.proxy = true;

@@ -215,6 +215,37 @@ await describeApp('oauth logout', (ctx) => {
     assert.equal(new URL(String(out.headers.location), ISSUER).href, `${ISSUER}/oauth/logout/success`);
   });
 
+  test('a native client’s loopback post_logout_redirect_uri is exact too: another port is refused', async () => {
+    const app = ctx();
+    const user = await app.createUser();
+    const browser = await signedInBrowser(app, user.email, user.password);
+    // A loopback redirect URI makes the client native, whose redirect_uri may change port (RFC 8252
+    // §7.3); the library extends that to post-logout URIs, which the contract wants exact.
+    const rp = await registerClient(app, {
+      trusted: true,
+      redirectUris: ['http://127.0.0.1:7000/callback'],
+      postLogoutRedirectUris: ['http://127.0.0.1:7000/signed-out'],
+    });
+    const config = await relyingParty(app, rp);
+    const { tokens } = await codeFlow(browser, config, { scope: 'openid' });
+    for (const uri of ['http://127.0.0.1:7001/signed-out', 'http://127.0.0.1/signed-out']) {
+      const url = client.buildEndSessionUrl(config, {
+        id_token_hint: tokens.id_token!,
+        post_logout_redirect_uri: uri,
+      });
+      const refused = await browser.get(`${url.pathname}${url.search}`);
+      assert.equal(refused.statusCode, 400, uri);
+      assert.equal(refused.json().error, 'invalid_request', uri);
+    }
+    const url = client.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token!,
+      post_logout_redirect_uri: 'http://127.0.0.1:7000/signed-out',
+      state: 's',
+    });
+    const out = await rpLogout(browser, url);
+    assert.equal(out.headers.location, 'http://127.0.0.1:7000/signed-out?state=s');
+  });
+
   test('"No" at the confirmation signs out of that client only; the Gatehouse session stays', async () => {
     const app = ctx();
     const user = await app.createUser();
