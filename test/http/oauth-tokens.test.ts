@@ -97,6 +97,44 @@ await describeApp(
       assert.deepEqual(second.tokens.claims()?.['amr'], ['pwd', 'otp', 'mfa']);
     });
 
+    test('amr and auth_time after the sign-in of a registration and after a password change', async () => {
+      const app = ctx();
+      const rp = await registerClient(app, { trusted: true });
+      const config = await relyingParty(app, rp);
+      // Registering signs the person in with the password just chosen.
+      const browser = new Browser(app.app);
+      await browser.get('/register');
+      const password = 'a long and new password 1';
+      const email = `registered-${Date.now()}@example.com`;
+      const registered = await browser.post('/register', {
+        name: 'New Person',
+        email,
+        password,
+        password_confirmation: password,
+      });
+      assert.equal(registered.statusCode, 302, registered.body.slice(0, 200));
+      const first = (await codeFlow(browser, config, { scope: 'openid' })).tokens.claims()!;
+      assert.deepEqual(first['amr'], ['pwd']);
+      assert.ok(Math.abs(Number(first.auth_time) - Date.now() / 1000) < 60);
+      // A password change renews the session id (fixation); how the person signed in stays.
+      await app.db
+        .updateTable('users')
+        .set({ email_verified_at: Date.now() })
+        .where('email', '=', email)
+        .execute();
+      assert.equal((await browser.get('/profile/security')).statusCode, 200);
+      const changed = await browser.post('/user/password', {
+        _method: 'PUT',
+        current_password: password,
+        password: `${password} changed`,
+        password_confirmation: `${password} changed`,
+      });
+      assert.equal(changed.statusCode, 302, changed.body.slice(0, 200));
+      const second = (await codeFlow(browser, config, { scope: 'openid' })).tokens.claims()!;
+      assert.deepEqual(second['amr'], ['pwd']);
+      assert.equal(second.auth_time, first.auth_time);
+    });
+
     test('userinfo answers the claims of the token’s scopes; /api/user and /api/posts take the token, its scopes as abilities', async () => {
       const app = ctx();
       const { user, config, tokens } = await setUp(app, 'openid email posts:read');

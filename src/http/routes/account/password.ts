@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { passwordChangeSchema } from '../../../account/password-change.ts';
+import { LOGIN_METHOD_KEY } from '../../../auth/login/login-method.ts';
 import { withPasswordFacts } from '../../../auth/passwords/password-policy.ts';
 import { ValidationError, validate, validationError } from '../../../lib/validation.ts';
 import { formRoute } from '../../form-methods.ts';
@@ -56,7 +57,11 @@ export async function passwordRoutes(app: FastifyInstance) {
     if (result.status !== 'ok') {
       return refusePassword(request, reply, result, 'current_password', incorrect, render);
     }
+    // The new session id is against fixation, not a new sign-in: how and when the person signed in
+    // (the OpenID provider's `amr` and `auth_time`) carries over.
+    const method = session.get(LOGIN_METHOD_KEY);
     await session.login(user.id, session.remembered);
+    if (method !== undefined) session.put(LOGIN_METHOD_KEY, method);
     return accountDone(request, reply, section, t('account.password_changed'));
   });
 }

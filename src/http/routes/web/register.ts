@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { LOGIN_METHOD_KEY, type LoginMethod } from '../../../auth/login/login-method.ts';
 import { withPasswordFacts } from '../../../auth/passwords/password-policy.ts';
 import { validate } from '../../../lib/validation.ts';
 import { type RegistrationInput, registrationSchema } from '../../../users/registration.ts';
@@ -64,6 +65,9 @@ export async function registerRoutes(app: FastifyInstance) {
       }
       const session = await request.sessionOf('web').load();
       await session.login(result.user.id, false);
+      // Signed in with the password just chosen: the OpenID provider's `amr` and `auth_time` say so.
+      const method: LoginMethod = { proof: 'password', secondFactor: false, at: services.clock.now() };
+      session.put(LOGIN_METHOD_KEY, method);
       session.flash('status', t('pages.registered_sent', { email: result.user.email }));
       if (expectsJson(request)) return reply.code(204).send();
       return reply.redirect('/dashboard');
