@@ -197,7 +197,7 @@ await describeApp(
           headers: { authorization: `Bearer ${METRICS}` },
         });
         const samples = parseExposition(response.body).samples;
-        return ['success', 'invalid_scope'].map((result) =>
+        return ['success', 'invalid_scope', 'unauthorized_client'].map((result) =>
           sampleValue(samples, 'gatehouse_oauth_tokens_total', { grant_type: CC, result }),
         );
       };
@@ -205,10 +205,16 @@ await describeApp(
       await client.clientCredentialsGrant(config, { scope: 'posts:read' });
       await client.clientCredentialsGrant(config, { scope: 'posts:read' });
       await refusal(client.clientCredentialsGrant(config, { scope: 'posts:write' }));
+      // A client registered without the grant: the answer is unauthorized_client, and so is the count.
+      const person = await registerClient(app);
+      const unauthorized = await refusal(
+        client.clientCredentialsGrant(await serviceParty(app, person), { scope: 'posts:read' }),
+      );
+      assert.equal(unauthorized.error, 'unauthorized_client');
       const after = await count();
       assert.deepEqual(
         after.map((value, i) => value - before[i]!),
-        [2, 1],
+        [2, 1, 1],
       );
     });
   },

@@ -52,9 +52,10 @@ export async function oauthRoutes(app: FastifyInstance) {
       sessionSync(oauth.followSession, 'gatehouse_oidc_session'),
       invalidClientChallenge(config.oidc.issuer),
       structuredTokens(oauth),
+      // Outside the answers' rewrites below, so it counts the error the client was given.
+      tokenMetrics(app.services.metrics),
       grantTypeNotAllowed(),
       devicePollInterval(),
-      tokenMetrics(app.services.metrics),
       registrationInDiscovery(config.oidc.dynamicRegistration, config.oidc.issuer),
       rpInitiatedLogout(oauth.queueLogoutNotices),
       // An authorization that issued a code used the user's consent (the connected app's "last used").
