@@ -36,7 +36,8 @@ export const commands: readonly Command[] = [
         'Where codes are sent: https, http on localhost/127.0.0.1/[::1], or a native app scheme (com.example.app:/cb)',
       public: 'No secret (a browser or native app); PKCE protects its codes',
       trusted: 'First-party: signs people in without the consent screen',
-      grant: 'authorization_code, refresh_token (default: both)',
+      grant:
+        'authorization_code, refresh_token (default: both), client_credentials (confidential, no redirect URI needed) or urn:ietf:params:oauth:grant-type:device_code',
       scope: 'The scopes it may ask for (default: "openid profile email offline_access")',
       'post-logout-redirect-uri': 'Where RP-initiated logout may return to (https, or http on loopback)',
       'backchannel-logout-uri': 'Where logout notices are POSTed when a session ends',
