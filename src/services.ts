@@ -129,6 +129,14 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const cached = <K, V>(load: (key: K) => Promise<V>, options: CachedLookupOptions) =>
     authCache ? authCache.cached(load, options) : load;
 
+  // A user's organizations (orgs/memberships.ts), read by GET /api/user, every forward-auth check and
+  // the OIDC `orgs` claim: cached like the lookups above, so those requests pay no query for them while
+  // nothing changed. A new membership changes a list that was there before: inserts count.
+  const orgRoles = orgRoleCatalogue(config.orgRoles);
+  const findMemberships = cached(membershipFinder(db, orgRoles), {
+    tables: ['organization_memberships', 'organizations'],
+    insertsInto: ['organization_memberships'],
+  });
   // The OpenID Connect provider (oauth/). Its per-request lookups — a JWT access token's grant (the
   // revocation check: a revoked grant is a row deleted) and the client a token or code names.
   const oauth = createOauth({
@@ -137,6 +145,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
     dialect: database.dialect,
     clock,
     findUser: lookups.findUser,
+    findMemberships,
     findGrant: cached(grantFinder(db, clock), { tables: ['oauth_models'] }),
     findClient: cached(clientFinder(db), { tables: ['oauth_clients'] }),
     limiter,
@@ -145,14 +154,7 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
       insertsInto: ['oauth_clients'],
     }),
   });
-  // A user's organizations (orgs/memberships.ts), read by GET /api/user and every forward-auth check:
-  // cached like the lookups above, so those requests pay no query for them while nothing changed. A new
-  // membership changes a list that was there before: inserts count.
-  const orgRoles = orgRoleCatalogue(config.orgRoles);
-  const findMemberships = cached(membershipFinder(db, orgRoles), {
-    tables: ['organization_memberships', 'organizations'],
-    insertsInto: ['organization_memberships'],
-  });
+
   const auth = createAuthService({
     config,
     authConfig: overrides.authConfig ?? authConfig(config),

@@ -1,31 +1,46 @@
+import type { FindMemberships } from '../orgs/memberships.ts';
 import type { User } from '../users/user.ts';
 
 /**
- * Where the claims of a scope come from. A new scope with claims (organizations' `orgs`) is one more
- * source in CLAIM_SOURCES; everything else — discovery, the ID token, userinfo — follows from the list.
+ * The scopes that carry claims, and each scope's claim names: discovery, the ID token and userinfo
+ * follow from this list (a new scope with claims is one more entry here and one source below).
  */
+export const CLAIM_NAMES = {
+  profile: ['name', 'updated_at'],
+  email: ['email', 'email_verified'],
+  orgs: ['orgs'],
+} as const satisfies Record<string, readonly string[]>;
+
+/** Where the claims of a scope come from. */
 export interface ClaimSource {
-  readonly scope: string;
-  readonly claims: readonly string[];
+  readonly scope: keyof typeof CLAIM_NAMES & string;
   read(user: User): Readonly<Record<string, unknown>> | Promise<Readonly<Record<string, unknown>>>;
 }
 
-export const CLAIM_SOURCES: readonly ClaimSource[] = [
-  {
-    scope: 'profile',
-    claims: ['name', 'updated_at'],
-    // OpenID Connect Core §5.1: updated_at is in seconds since the epoch.
-    read: (user) => ({ name: user.name, updated_at: Math.floor(user.updatedAt / 1000) }),
-  },
-  {
-    scope: 'email',
-    claims: ['email', 'email_verified'],
-    read: (user) => ({ email: user.email, email_verified: user.emailVerifiedAt !== null }),
-  },
-];
+export function claimSources(findMemberships: FindMemberships): readonly ClaimSource[] {
+  return [
+    {
+      scope: 'profile',
+      // OpenID Connect Core §5.1: updated_at is in seconds since the epoch.
+      read: (user) => ({ name: user.name, updated_at: Math.floor(user.updatedAt / 1000) }),
+    },
+    {
+      scope: 'email',
+      read: (user) => ({ email: user.email, email_verified: user.emailVerifiedAt !== null }),
+    },
+    {
+      scope: 'orgs',
+      // docs/guides/organizations.md: each organization's id, slug and the user's role there (no names:
+      // a relying party that shows them asks Gatehouse's API).
+      read: async (user) => ({
+        orgs: (await findMemberships(user.id)).map(({ id, slug, role }) => ({ id, slug, role })),
+      }),
+    },
+  ];
+}
 
 /** oidc-provider's `claims` setting: each scope's claim names (and the claims any token may carry). */
-export function claimsByScope(sources: readonly ClaimSource[]): Record<string, string[] | null> {
+export function claimsByScope(): Record<string, string[] | null> {
   return {
     // How and when the person signed in go into every ID token (the library picks them from the
     // code's session, never from userinfo's account claims, which hold neither).
@@ -33,7 +48,7 @@ export function claimsByScope(sources: readonly ClaimSource[]): Record<string, s
     sid: null,
     acr: null,
     iss: null,
-    ...Object.fromEntries(sources.map((source) => [source.scope, [...source.claims]])),
+    ...Object.fromEntries(Object.entries(CLAIM_NAMES).map(([scope, claims]) => [scope, [...claims]])),
   };
 }
 

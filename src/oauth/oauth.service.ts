@@ -5,10 +5,12 @@ import type { Config } from '../config.ts';
 import type { Dialect } from '../db/connection.ts';
 import type { Db } from '../db/schema.ts';
 import type { Clock } from '../lib/clock.ts';
+import type { FindMemberships } from '../orgs/memberships.ts';
 import type { FindUser } from '../users/user-provider.ts';
 import { accessTokenVerifier, GRANT_CLAIM } from './access-tokens.ts';
 import { accountFinder } from './accounts.ts';
 import { jwtAccessTokens, registeredClients } from './adapters.ts';
+import { claimSources } from './claims.ts';
 import { createClients, type OauthClient } from './clients.ts';
 import { createConsents, grantScopes } from './consents.ts';
 import { devicePolls } from './device-polls.ts';
@@ -39,6 +41,8 @@ export interface OauthDeps {
   readonly dialect: Dialect;
   readonly clock: Clock;
   readonly findUser: FindUser;
+  /** A user's organizations: the `orgs` scope's claim (claims.ts). */
+  readonly findMemberships: FindMemberships;
   readonly findGrant: FindGrant;
   readonly findClient: FindClient;
   /** The shared rate-limit store: the pace of device polls (device-polls.ts). */
@@ -76,6 +80,7 @@ export interface ConsentRequest {
 export function createOauth(deps: OauthDeps) {
   const { config, db, clock } = deps;
   const scopes = scopeCatalogue(config.tokenAbilities);
+  const sources = claimSources(deps.findMemberships);
   const audience = config.oidc.issuer;
   const keys = signingKeys({
     db,
@@ -135,7 +140,7 @@ export function createOauth(deps: OauthDeps) {
     audience,
     sessionTtlSeconds,
     adapter: adapter(mount),
-    findAccount: accountFinder(deps.findUser),
+    findAccount: accountFinder(deps.findUser, sources),
     loadExistingGrant: grantLoader({ consents, scopes, audience, audit: mount.audit }),
     extraTokenClaims,
     pages: mount.pages,
@@ -219,6 +224,7 @@ export function createOauth(deps: OauthDeps) {
       verify: verifyAccessToken,
       findClient: deps.findClient,
       findUser: deps.findUser,
+      claimSources: sources,
     }),
     /** A rotated refresh token presented again: its grant is gone; the audit trail hears of it. */
     refreshTokenReused: (reuse: { accountId: string | null; clientId: string | null }, audit: AuditContext) =>

@@ -9,7 +9,7 @@ import type {
   KoaContextWithOIDC,
 } from 'oidc-provider';
 import type { OidcConfig } from '../config/oidc.ts';
-import { CLAIM_SOURCES, claimsByScope } from './claims.ts';
+import { claimsByScope } from './claims.ts';
 import { isResourceServer } from './client-metadata.ts';
 import type { OidcLibrary } from './library.ts';
 import type { ScopeCatalogue } from './scopes.ts';
@@ -102,7 +102,7 @@ export function providerConfiguration(
       short: { httpOnly: true, sameSite: 'lax', secure: policy.secureCookies, signed: true },
       keys: [createHmac('sha256', policy.appKey).update('oidc-provider cookies').digest('base64url')],
     },
-    claims: claimsByScope(CLAIM_SOURCES),
+    claims: claimsByScope(),
     scopes: [...scopes.all],
     // Only the authorization code flow (OAuth 2.1): implicit and hybrid responses put tokens in URLs.
     responseTypes: ['code'],

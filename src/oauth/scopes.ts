@@ -3,7 +3,7 @@
  * every API ability of TOKEN_ABILITIES, which a JWT access token then carries as its abilities on
  * Gatehouse's API (access-tokens.ts).
  */
-export const OIDC_SCOPES = ['openid', 'profile', 'email', 'offline_access'] as const;
+export const OIDC_SCOPES = ['openid', 'profile', 'email', 'orgs', 'offline_access'] as const;
 
 export interface ScopeCatalogue {
   /** The OpenID Connect scopes (claims and refresh tokens). */

@@ -1,12 +1,13 @@
 import type { FindUser } from '../users/user-provider.ts';
 import type { VerifyAccessToken } from './access-tokens.ts';
-import { CLAIM_SOURCES, claimsByScope, userClaims } from './claims.ts';
+import { type ClaimSource, claimsByScope, userClaims } from './claims.ts';
 import type { FindClient } from './oauth.service.ts';
 
 export interface UserinfoDeps {
   readonly verify: VerifyAccessToken;
   readonly findClient: FindClient;
   readonly findUser: FindUser;
+  readonly claimSources: readonly ClaimSource[];
 }
 
 /**
@@ -24,14 +25,14 @@ export interface UserinfoDeps {
  * test/http/oauth-userinfo-direct.test.ts compares both answers for every scope combination.
  */
 export function userinfoReader(deps: UserinfoDeps) {
-  const claimsOfScope = claimsByScope(CLAIM_SOURCES);
+  const claimsOfScope = claimsByScope();
   return async (token: string): Promise<Record<string, unknown> | null> => {
     const access = await deps.verify(token);
     if (access === null || access.userId === null || !access.scopes.includes('openid')) return null;
     if ((await deps.findClient(access.clientId)) === null) return null;
     const user = await deps.findUser(access.userId);
     if (user === null || user.disabledAt !== null) return null;
-    const available = await userClaims(CLAIM_SOURCES, user, access.scopes.join(' '));
+    const available = await userClaims(deps.claimSources, user, access.scopes.join(' '));
     const answer: Record<string, unknown> = {};
     for (const scope of access.scopes) {
       for (const claim of claimsOfScope[scope] ?? []) {

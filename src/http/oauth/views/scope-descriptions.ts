@@ -1,4 +1,7 @@
 import type { Translate } from '../../../i18n/i18n.ts';
+import { OIDC_SCOPES } from '../../../oauth/scopes.ts';
+
+const NAMED: ReadonlySet<string> = new Set(OIDC_SCOPES);
 
 /**
  * Each scope in plain words, in the visitor's language. An API ability `<resource>:read` reads as
@@ -6,7 +9,7 @@ import type { Translate } from '../../../i18n/i18n.ts';
  */
 export function scopeDescriptions(t: Translate, scopes: readonly string[], appName: string): string[] {
   return scopes.map((scope) => {
-    if (['openid', 'profile', 'email', 'offline_access'].includes(scope)) {
+    if (NAMED.has(scope)) {
       return t(`oauth.scopes.${scope}`, { app: appName });
     }
     const [resource, action] = scope.split(':');
