@@ -11,6 +11,21 @@ import { createOrg, person } from '../helpers/orgs.ts';
  * and the library's alike — and only when the scope was granted.
  */
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** The person allows the consent page `asked` stopped at; the client exchanges the code. */
+async function allowAndExchange(
+  browser: Parameters<typeof answerConsent>[0],
+  config: client.Configuration,
+  asked: Awaited<ReturnType<typeof authorize>>,
+) {
+  const { callback } = await answerConsent(browser, asked.last, 'allow');
+  assert.ok(callback);
+  return client.authorizationCodeGrant(config, callback, {
+    pkceCodeVerifier: asked.verifier,
+    expectedState: asked.state,
+    expectedNonce: asked.nonce,
+  });
+}
+
 const byId = (orgs: unknown) =>
   [...(orgs as { id: number }[])].sort((a, b) => a.id - b.id) as { id: number; slug: string; role: string }[];
 
@@ -33,13 +48,7 @@ await describeApp('the orgs scope', (ctx) => {
 
     const asked = await authorize(owner.browser, config, { scope: 'openid orgs' });
     assert.match(asked.last.body, /see which organizations you belong to and your role in each/);
-    const { callback } = await answerConsent(owner.browser, asked.last, 'allow');
-    assert.ok(callback);
-    const tokens = await client.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: asked.verifier,
-      expectedState: asked.state,
-      expectedNonce: asked.nonce,
-    });
+    const tokens = await allowAndExchange(owner.browser, config, asked);
     const expected = [first, second]
       .map(({ id, slug }) => ({ id, slug, role: 'owner' }))
       .sort((a, b) => a.id - b.id);
@@ -75,26 +84,14 @@ await describeApp('the orgs scope', (ctx) => {
     const rp = await registerClient(app, { scope: 'openid profile orgs' });
     const config = await relyingParty(app, rp);
     const asked = await authorize(owner.browser, config, { scope: 'openid profile' });
-    const { callback } = await answerConsent(owner.browser, asked.last, 'allow');
-    assert.ok(callback);
-    const tokens = await client.authorizationCodeGrant(config, callback, {
-      pkceCodeVerifier: asked.verifier,
-      expectedState: asked.state,
-      expectedNonce: asked.nonce,
-    });
+    const tokens = await allowAndExchange(owner.browser, config, asked);
     assert.equal('orgs' in (tokens.claims() ?? {}), false);
     const info = await app.app.inject({ url: '/oauth/userinfo', headers: bearer(tokens.access_token) });
     assert.equal('orgs' in info.json(), false);
 
     const loner = await person(app);
     const lonerAsked = await authorize(loner.browser, config, { scope: 'openid orgs' });
-    const lonerDone = await answerConsent(loner.browser, lonerAsked.last, 'allow');
-    assert.ok(lonerDone.callback);
-    const lonerTokens = await client.authorizationCodeGrant(config, lonerDone.callback, {
-      pkceCodeVerifier: lonerAsked.verifier,
-      expectedState: lonerAsked.state,
-      expectedNonce: lonerAsked.nonce,
-    });
+    const lonerTokens = await allowAndExchange(loner.browser, config, lonerAsked);
     assert.deepEqual(lonerTokens.claims()?.['orgs'], []);
   });
 });
