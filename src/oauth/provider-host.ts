@@ -1,5 +1,6 @@
 import type { KoaContextWithOIDC, default as Provider } from 'oidc-provider';
 import { sha256Matches } from '../lib/crypto.ts';
+import { addAccessTokenHash } from './id-token-hashes.ts';
 import type { KeyRing } from './key-ring.ts';
 import type { OidcLibrary } from './library.ts';
 import { type ProviderPolicy, providerConfiguration } from './provider-config.ts';
@@ -57,6 +58,7 @@ export class ProviderHost {
     provider.Client.prototype.postLogoutRedirectUriAllowed = function exactPostLogoutUri(value: string) {
       return this.postLogoutRedirectUris?.includes(value) === true;
     };
+    addAccessTokenHash(provider);
     // The forwarded headers are rewritten by the HTTP layer from what Fastify decided (TRUST_PROXY):
     // the library reads the client's address and scheme from them and nothing else.
     provider.proxy = true;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import * as client from 'openid-client';
 import { fakeClock } from '../../src/lib/clock.ts';
@@ -82,6 +83,8 @@ await describeApp(
       const tokens = await client.pollDeviceAuthorizationGrant(config, { ...started, interval: 0 });
       assert.ok(tokens.refresh_token, 'offline_access gives a refresh token');
       assert.equal(tokens.claims()?.sub, String(user.id));
+      const half = createHash('sha256').update(tokens.access_token).digest().subarray(0, 16);
+      assert.equal(tokens.claims()?.['at_hash'], half.toString('base64url'), 'at_hash, as after a code');
       const me = await app.app.inject({
         url: '/api/user',
         headers: { authorization: `Bearer ${tokens.access_token}` },

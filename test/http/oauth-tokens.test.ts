@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as client from 'openid-client';
@@ -28,6 +29,9 @@ const form = (fields: Record<string, string>) => ({
 });
 const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+/** OpenID Connect Core §3.1.3.6: the left half of the SHA-256 of the access token (RS256, ES256). */
+const atHash = (token: string) =>
+  createHash('sha256').update(token).digest().subarray(0, 16).toString('base64url');
 
 async function setUp(app: TestApp, scope = 'openid profile email offline_access posts:read') {
   const user = await app.createUser();
@@ -82,6 +86,7 @@ await describeApp(
       assert.ok(Math.abs(Number(claims.auth_time) - Date.now() / 1000) < 60);
       assert.equal(claims['email'], user.email);
       assert.equal(claims['name'], user.name);
+      assert.equal(claims['at_hash'], atHash(tokens.access_token));
 
       // Two factors: the password, then a code.
       const other = await app.createUser();
@@ -266,6 +271,16 @@ await describeApp(
       );
       const with_ = await codeFlow(browser, config, { scope: 'openid offline_access', prompt: 'consent' });
       assert.ok(with_.tokens.refresh_token);
+    });
+
+    test('the ID token of a refresh carries at_hash of the new access token, and validates', async () => {
+      const app = ctx();
+      const { config, tokens } = await setUp(app);
+      const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
+      const claims = refreshed.claims();
+      assert.ok(claims, 'an ID token is issued on refresh');
+      assert.notEqual(refreshed.access_token, tokens.access_token);
+      assert.equal(claims['at_hash'], atHash(refreshed.access_token));
     });
 
     test('refresh tokens rotate on every use; the rotated one coming back revokes the whole grant, audited', async () => {
