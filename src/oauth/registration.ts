@@ -32,11 +32,12 @@ export async function registerPublicClient(
     return refused('invalid_client_metadata', 'the body must be a JSON object of client metadata');
   }
   const m = metadata as Record<string, unknown>;
-  const method = m['token_endpoint_auth_method'] ?? 'none';
-  if (method !== 'none') {
+  // Left out, the method is client_secret_basic (RFC 7591 §2): a request for a confidential client,
+  // refused like any other. Registering it as public would answer with something else than asked for.
+  if (m['token_endpoint_auth_method'] !== 'none') {
     return refused(
       'invalid_client_metadata',
-      'only public clients may register (token_endpoint_auth_method none)',
+      'only public clients may register: send token_endpoint_auth_method: "none"',
     );
   }
   const redirectUris = stringList(m['redirect_uris']);

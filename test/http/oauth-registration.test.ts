@@ -27,6 +27,9 @@ const register = (app: TestApp, body: unknown, remoteAddress = '127.0.0.1') =>
     payload: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
+/** What a public client says it is (RFC 7591 §2): without it, the request is for a confidential one. */
+const none = { token_endpoint_auth_method: 'none' };
+
 await describeApp('oauth dynamic registration: off by default', (ctx) => {
   test('POST /oauth/register is 404 and discovery names no registration endpoint', async () => {
     const app = ctx();
@@ -75,12 +78,15 @@ await describeApp(
           { redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'client_secret_basic' },
           'invalid_client_metadata',
         ],
-        [{ redirect_uris: [], grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
-        [{ redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['https://*.example/cb'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['http://a.example/cb'] }, 'invalid_redirect_uri'],
-        [{ redirect_uris: 'https://a.example/cb' }, 'invalid_redirect_uri'],
-        [{ redirect_uris: ['https://a.example/cb'], response_types: ['token'] }, 'invalid_client_metadata'],
+        [{ ...none, redirect_uris: [], grant_types: ['client_credentials'] }, 'invalid_client_metadata'],
+        [{ ...none, redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
+        [{ ...none, redirect_uris: ['https://*.example/cb'] }, 'invalid_redirect_uri'],
+        [{ ...none, redirect_uris: ['http://a.example/cb'] }, 'invalid_redirect_uri'],
+        [{ ...none, redirect_uris: 'https://a.example/cb' }, 'invalid_redirect_uri'],
+        [
+          { ...none, redirect_uris: ['https://a.example/cb'], response_types: ['token'] },
+          'invalid_client_metadata',
+        ],
         ['{"redirect_uris": [', 'invalid_client_metadata'],
         ['[]', 'invalid_client_metadata'],
       ];
@@ -91,9 +97,19 @@ await describeApp(
       }
     });
 
+    test('token_endpoint_auth_method left out asks for a confidential client (RFC 7591 §2): refused', async () => {
+      const app = ctx();
+      const before = (await app.services.oauth.clients.list()).length;
+      const response = await register(app, { redirect_uris: ['http://127.0.0.1/callback'] }, '10.0.0.5');
+      assert.equal(response.statusCode, 400, response.body);
+      assert.equal(response.json().error, 'invalid_client_metadata');
+      assert.match(response.json().error_description, /token_endpoint_auth_method: "none"/);
+      assert.equal((await app.services.oauth.clients.list()).length, before, 'nothing registered');
+    });
+
     test('limited per address: the 21st registration in an hour is 429, another address is not', async () => {
       const app = ctx();
-      const body = { redirect_uris: ['https://limited.example/cb'] };
+      const body = { ...none, redirect_uris: ['https://limited.example/cb'] };
       for (let i = 0; i < 20; i++) assert.equal((await register(app, body, '10.0.0.3')).statusCode, 201);
       const refused = await register(app, body, '10.0.0.3');
       assert.equal(refused.statusCode, 429);

@@ -80,6 +80,8 @@ export const machinePaths: Record<string, Record<string, Op>> = {
           token_endpoint_auth_method: { const: 'none' },
           scope: string,
         },
+        // Left out, it means client_secret_basic (RFC 7591 §2), which is refused.
+        required: ['token_endpoint_auth_method'],
       },
       responses: {
         201: { description: 'The registered client (no secret).', json: ref('RegisteredClient') },
