@@ -88,7 +88,7 @@ export function providerConfiguration(
     routes: OAUTH_ROUTES,
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: interactionPolicyWithScopeCheck(library, scopes),
+      policy: interactionPolicy(library, scopes),
     },
     // The default cookie names say "oidc-provider"; ours are namespaced and signed with a key derived
     // from APP_KEY (the same on every instance), `secure` under an https APP_URL.
@@ -240,14 +240,21 @@ export function providerConfiguration(
 }
 
 /**
- * The library's policy (login, then consent) with one check in front: a scope nobody can grant is
- * refused with invalid_scope (RFC 6749 §4.1.2.1) instead of being dropped silently. It runs after the
- * redirect URI was verified, so the error goes back to the client, and before any page is shown.
+ * The library's policy (login, then consent) with two changes. A check in front: a scope nobody can
+ * grant is refused with invalid_scope (RFC 6749 §4.1.2.1) instead of being dropped silently; it runs
+ * after the redirect URI was verified, so the error goes back to the client, and before any page is
+ * shown. And the library's rule that a native client is asked every time (RFC 8252 §8.6: another app
+ * could claim its redirect URI) is kept, but `prompt=none` hears what it is, `consent_required`
+ * (OpenID Connect Core §3.1.2.6), not the library's `interaction_required` (docs/guides/oidc-provider.md
+ * "Consent").
  */
-function interactionPolicyWithScopeCheck(library: OidcLibrary, scopes: ScopeCatalogue) {
+function interactionPolicy(library: OidcLibrary, scopes: ScopeCatalogue) {
   const { errors } = library;
   const { Check, base } = library.interactionPolicy;
   const policy = base();
+  const native = policy.get('consent')?.checks.get('native_client_prompt');
+  if (!native) throw new Error('oidc-provider no longer has its native_client_prompt consent check');
+  native.error = 'consent_required';
   const login = policy.get('login');
   login?.checks.unshift(
     new Check('gatehouse_known_scopes', 'requested scope is not recognised', (ctx) => {

@@ -216,6 +216,37 @@ await describeApp('oauth authorization endpoint', (ctx) => {
     assert.ok(silent.callback?.searchParams.get('code'), 'signed in and consented: silent');
   });
 
+  test('prompt=none for a native client is consent_required: it is asked every time, even after a consent', async () => {
+    const app = ctx();
+    const user = await app.createUser();
+    const rp = await registerClient(app, { redirectUris: ['http://127.0.0.1/callback'], public: true });
+    const config = await relyingParty(app, rp);
+    const browser = await signedInBrowser(app, user.email, user.password);
+    const first = await authorize(browser, config, { prompt: 'none' });
+    assert.equal(first.callback?.searchParams.get('error'), 'consent_required');
+    assert.equal(first.callback?.searchParams.get('iss'), ISSUER);
+    await codeFlow(browser, config);
+    const again = await authorize(browser, config, { prompt: 'none' });
+    assert.equal(
+      again.callback?.searchParams.get('error'),
+      'consent_required',
+      'still asked (RFC 8252 §8.6)',
+    );
+    const asked = await authorize(browser, config);
+    assert.match(asked.last.body, /name="decision"/, 'without prompt=none: the consent page');
+    const trusted = await registerClient(app, {
+      redirectUris: ['http://127.0.0.1/callback'],
+      public: true,
+      trusted: true,
+    });
+    const silent = await authorize(browser, await relyingParty(app, trusted), { prompt: 'none' });
+    assert.equal(
+      silent.callback?.searchParams.get('error'),
+      'consent_required',
+      'trusted: no screen, still a trip',
+    );
+  });
+
   test('consent: named client, Allow remembered per user and client, a new scope asks again, Deny is access_denied', async () => {
     const app = ctx();
     const user = await app.createUser();
