@@ -44,20 +44,10 @@ export async function serve(): Promise<void> {
   const app = await buildApp(services);
   const trustWarning = trustProxyWarning(config.trustProxy);
   if (trustWarning !== null) app.log.warn({ trustProxy: config.trustProxy }, trustWarning);
-  await app.listen({ host: config.host, port: config.port });
-  // Mail, webhook events and back-channel logouts leave through their outboxes; the workers stop in app.close()
-  // (services.close) before the database.
-  services.outbox.start(app.log);
-  services.webhooks.worker?.start(app.log);
-  services.oauth.logouts.start(app.log);
-  const address = app.server.address();
-  const port = typeof address === 'object' && address ? address.port : config.port;
-  process.stdout.write(
-    `${config.appName} listening on http://${config.host}:${port} (APP_URL ${config.appUrl})\n`,
-  );
+  // Asked before listening: from `listen` on, nothing here awaits, so a SIGTERM at any moment after it
+  // (a process manager stopping a fresh start) meets the graceful shutdown below.
   const adminExists = (await services.admin.ownerId()) !== null;
-  process.stdout.write(nextSteps(config, { adminExists, mailLinksShown }));
-
+  await app.listen({ host: config.host, port: config.port });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -73,6 +63,17 @@ export async function serve(): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+  // Mail, webhook events and back-channel logouts leave through their outboxes; the workers stop in app.close()
+  // (services.close) before the database.
+  services.outbox.start(app.log);
+  services.webhooks.worker?.start(app.log);
+  services.oauth.logouts.start(app.log);
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  process.stdout.write(
+    `${config.appName} listening on http://${config.host}:${port} (APP_URL ${config.appUrl})\n`,
+  );
+  process.stdout.write(nextSteps(config, { adminExists, mailLinksShown }));
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
