@@ -52,9 +52,12 @@ export function devicePolls(stored: Adapter, deps: DevicePollDeps): Adapter {
     // from the code's own `exp`), not invalid_grant for a code it cannot find.
     upsert: (id, payload, expiresIn) =>
       stored.upsert(id, payload, (expiresIn ?? 0) + SLOW_DOWN_MEMORY_SECONDS),
+    // Only a code that exists is paced: an unknown one (a guess, a typo) is invalid_grant from the
+    // library and leaves no window in the store, so random codes cannot fill it.
     async find(id) {
-      if (deps.isPoll()) await keepPace(id);
-      return stored.find(id);
+      const found = await stored.find(id);
+      if (found !== undefined && deps.isPoll()) await keepPace(id);
+      return found;
     },
   };
 }

@@ -66,12 +66,13 @@ export function signingKeys(deps: SigningKeysDeps) {
   function open(row: SigningKeyRow): string {
     try {
       return sealer.open(row.private_jwk, associated(row.kid));
-    } catch {
+    } catch (cause) {
       // Never swap in new keys quietly: relying parties would refuse every token signed before, and two
       // instances with different APP_KEYs would sign with different keys. Stop, and say what to do.
       throw new Error(
         `the OpenID signing key ${row.kid} in the database cannot be opened with this APP_KEY (it was sealed ` +
           'with another one): start with the APP_KEY it was made with (docs/guides/oidc-provider.md, "Signing keys")',
+        { cause },
       );
     }
   }

@@ -134,6 +134,10 @@ await describeApp(
       assert.equal((await poll(app, rp.clientId, late.device_code)).body['error'], 'expired_token');
       const unknown = await poll(app, rp.clientId, 'no-such-device-code');
       assert.deepEqual([unknown.status, unknown.body['error']], [400, 'invalid_grant']);
+      // An unknown code is not paced (it leaves no window in the rate-limit store): asked again at
+      // once, it is invalid_grant again, not slow_down.
+      const again = await poll(app, rp.clientId, 'no-such-device-code');
+      assert.deepEqual([again.status, again.body['error']], [400, 'invalid_grant']);
     });
 
     test('every poll restarts the clock, a refused one too: slow_down is judged from the previous poll', async () => {

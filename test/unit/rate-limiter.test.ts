@@ -118,22 +118,31 @@ describe('memory rate-limit store', () => {
     assert.deepEqual(await limiter.attempt('w', LIMIT), { allowed: true, remaining: 4 });
   });
 
-  test('keeps at most maxKeys windows, however many distinct keys arrive: the oldest goes', async () => {
+  test('keeps at most maxKeys windows, however many distinct keys arrive', async () => {
     const store = memoryRateLimitStore(clock, 3);
     stores.push(store);
     for (const key of ['a', 'b', 'c']) await store.hit(key, 60_000);
     await store.hit('a', 60_000);
     await store.hitAndRestart('d', 60_000);
-    assert.equal(await store.peek('a'), null, 'the oldest window made room');
-    assert.equal((await store.peek('b'))?.count, 1);
+    assert.equal((await store.peek('a'))?.count, 2, 'the window with more hits stays');
+    assert.equal(await store.peek('b'), null, 'the oldest of the fewest hits made room');
     for (let i = 0; i < 1000; i++) await store.hit(`flood-${i}`, 60_000);
     assert.equal((await store.peek('flood-999'))?.count, 1);
-    assert.equal(await store.peek('flood-996'), null);
-    assert.deepEqual(
-      [await store.peek('b'), await store.peek('c'), await store.peek('d')],
-      [null, null, null],
-      'a flood of new keys keeps the map at its bound',
-    );
+    assert.equal(await store.peek('flood-996'), null, 'a flood of new keys keeps the map at its bound');
+    assert.deepEqual([await store.peek('c'), await store.peek('d')], [null, null]);
+  });
+
+  test('a flood of new keys does not push out a lockout; an expired window goes first', async () => {
+    const store = memoryRateLimitStore(clock, 100);
+    stores.push(store);
+    // An account locked after five failures, its window restarted by each.
+    for (let i = 0; i < 5; i++) await store.hitAndRestart('login-account:victim@example.com', 900_000);
+    for (let i = 0; i < 10_000; i++) await store.hit(`device-poll:${i}`, 60_000);
+    assert.equal((await store.peek('login-account:victim@example.com'))?.count, 5);
+    clock.advance(900_000);
+    await store.hit('new', 60_000);
+    assert.equal(await store.peek('login-account:victim@example.com'), null, 'ended: it made room');
+    assert.equal((await store.peek('new'))?.count, 1);
   });
 
   test('hitAndRestart(): every hit restarts the window; a whole window without one ends it', async () => {

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 /** How often a listening instance sends itself a tick while its cache is read. */
 export const TICK_MS = 10;
 /**
@@ -11,8 +13,8 @@ const IDLE_MS = 1_000;
 const TICKS_IN_FLIGHT = 4;
 /** A tick not heard this long after it was sent is taken as lost (a message dropped on a reconnect). */
 const LOST_AFTER_MS = 1_000;
-/** A tick's payload: never a table name (those have no colon). */
-const TICK = 'tick:';
+/** A tick's payload: never a change's (table names, and `<table>:insert`, never start with '#'). */
+const TICK = '#tick:';
 
 export interface OwnTicks {
   /** Whether `payload` is a tick (this instance's or another's): then it names no table. */
@@ -42,7 +44,7 @@ export function ownTicks(
   now: () => number = () => performance.now(),
 ): OwnTicks {
   // The instance's own id, when each tick was sent, and when the newest one heard was sent.
-  const self = `${TICK}${Math.random().toString(36).slice(2)}:`;
+  const self = `${TICK}${randomUUID()}:`;
   const sent = new Map<number, number>();
   let nextTick = 0;
   let heardSentAt = Number.NEGATIVE_INFINITY;

@@ -121,18 +121,43 @@ export interface RateLimitStore {
 /**
  * Windows the memory store keeps at most (about 23 MiB of keys like `login:<e-mail>|<IPv6>`). Keys are
  * chosen by whoever sends requests (an address, an e-mail), so without a bound a flood of distinct ones
- * grows the map until the next sweep, or without end within a long window: memory exhaustion. When
- * full, the oldest window goes first — it is the nearest to its end, and a sender able to push out
- * 100,000 windows already has that many addresses to spread its attempts over. Deployments of more
- * than one instance use Redis (REDIS_URL), which this bound does not concern.
+ * grows the map until the next sweep, or without end within a long window: memory exhaustion.
+ * Deployments of more than one instance use Redis (REDIS_URL), which this bound does not concern.
  */
 export const MEMORY_STORE_MAX_KEYS = 100_000;
+
+/**
+ * When the store is full, the window to drop is chosen among this many of the oldest: an expired one
+ * if there is one, else the one with the fewest hits. Not simply the oldest: a flood of new keys (one
+ * hit each) would then push out the windows that hold someone back — an account's lockout, whose
+ * window every failure restarts, is among the oldest and has the most hits. A bounded look, so a full
+ * store costs the same small work per new key however large it is.
+ */
+const EVICTION_SAMPLE = 32;
 
 /** One process only. Atomic because the event loop runs each call to completion. */
 export function memoryRateLimitStore(clock: Clock, maxKeys = MEMORY_STORE_MAX_KEYS): RateLimitStore {
   const windows = new Map<string, { count: number; resetAt: number }>();
+  const makeRoom = () => {
+    const now = clock.now();
+    let victim: string | undefined;
+    let fewest = Number.POSITIVE_INFINITY;
+    let looked = 0;
+    for (const [key, window] of windows) {
+      if (window.resetAt <= now) {
+        windows.delete(key);
+        return;
+      }
+      if (window.count < fewest) {
+        fewest = window.count;
+        victim = key;
+      }
+      if (++looked >= EVICTION_SAMPLE) break;
+    }
+    if (victim !== undefined) windows.delete(victim);
+  };
   const open = (key: string, window: { count: number; resetAt: number }) => {
-    if (windows.size >= maxKeys && !windows.has(key)) windows.delete(windows.keys().next().value!);
+    if (windows.size >= maxKeys && !windows.has(key)) makeRoom();
     windows.set(key, window);
   };
   const sweep = setInterval(() => {
