@@ -25,7 +25,7 @@ export interface CacheStoreOptions {
   readonly serving: boolean;
   readonly beforeRead?: () => Promise<void>;
   /**
-   * Whether the freshness source has heard every change up to its bound (postgres-channel.ts): while
+   * Whether the freshness source has heard every change up to its bound (own-ticks.ts): while
    * it has not, entries are not served (loads still are, and kept).
    */
   readonly current?: () => boolean;
@@ -50,7 +50,7 @@ interface Entry {
  *   bound on how stale another instance's cache can be when a message is lost (a write past the
  *   service) or, where the source cannot say it is `current`, slow.
  * - `current`: where the source can tell, entries serve only while it has heard every change up to
- *   its bound (postgres-channel.ts): a slow message then stops the serving, not the entry.
+ *   its bound (own-ticks.ts): a slow message then stops the serving, not the entry.
  * - Absent answers (null) are never kept, so an INSERT never needs to drop anything.
  * - Answers are shared between requests, so they are frozen through.
  */

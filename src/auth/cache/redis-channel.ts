@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import { type ChannelListener, decodeTables, encodeTables, type InvalidationChannel } from './channel.ts';
 import { ownTicks } from './own-ticks.ts';
@@ -66,7 +67,7 @@ export function redisChannel(
       // A publish that failed (or hangs) cannot undo the commit. The answer then waits until every
       // entry another instance read before the commit has aged out (maxAgeMs), so even a lost message
       // never lets a revoked token through after the revoking request was answered.
-      if (!published) await sleep(maxAgeMs - (now() - started));
+      if (!published) await sleep(Math.max(0, maxAgeMs - (now() - started)));
     },
     current: ticks.current,
     async close() {
@@ -94,8 +95,4 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
       },
     );
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
