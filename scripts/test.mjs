@@ -58,9 +58,19 @@ const runId = newRunId();
 const concurrency = process.env.TEST_CONCURRENCY ?? String(Math.min(4, availableParallelism() + 1));
 // Ten minutes a file: the Chromium page suites walk every page in four languages at two widths with axe
 // (about 2.5 minutes alone), and beside other heavy files on a 2-core machine they took over five.
+// The usual reporter (spec on a terminal, TAP otherwise) and, unless the caller chose reporters, a
+// list of the failed tests at the very end (scripts/failures-reporter.mjs).
+const reporters = flags.some((flag) => flag.startsWith('--test-reporter'))
+  ? []
+  : [
+      `--test-reporter=${process.stdout.isTTY ? 'spec' : 'tap'}`,
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${pathToFileURL(join(ROOT, 'scripts/failures-reporter.mjs')).href}`,
+      '--test-reporter-destination=stdout',
+    ];
 const result = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...flags, ...files],
+  ['--test', `--test-concurrency=${concurrency}`, '--test-timeout=600000', ...reporters, ...flags, ...files],
   { stdio: 'inherit', env: { ...process.env, NODE_ENV: 'test', GATEHOUSE_TEST_RUN: runId }, cwd: ROOT },
 );
 try {
