@@ -131,6 +131,12 @@ export interface MailConfig {
 type Env = Record<string, string | undefined>;
 
 /**
+ * ORG_INVITATION_EXPIRE's ceiling, ten years of minutes. An expiry past what a date can hold (or MySQL's
+ * DATETIME, up to 9999) would be stored with the invitation and then fail every page that shows it.
+ */
+const ORG_INVITATION_EXPIRE_MAX = 5_259_600;
+
+/**
  * Reads `.env` from `cwd` (real environment variables win), validates every value and returns a frozen Config.
  * Throws ConfigError naming the first bad variable, so a start fails with one clear line. `storeAppKey:
  * false` never writes storage/app.key (config/app-key.ts).
@@ -229,7 +235,7 @@ export function loadConfig(
     oidc: oidcConfig(read, appUrl),
     loginProviders: loginProviders(read),
     orgRoles: orgRoles(read('ORG_ROLES')),
-    orgInvitationExpireMinutes: integer(read, 'ORG_INVITATION_EXPIRE', 10080, 1),
+    orgInvitationExpireMinutes: integer(read, 'ORG_INVITATION_EXPIRE', 10080, 1, ORG_INVITATION_EXPIRE_MAX),
     ...operationsConfig(read),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no

@@ -65,3 +65,12 @@ test('a malformed ORG_ROLES stops the start with one line naming it', () => {
   stops({ ORG_INVITATION_EXPIRE: 'a week' }, 'ORG_INVITATION_EXPIRE', /whole number/);
   stops({ ORG_INVITATION_EXPIRE: '0' }, 'ORG_INVITATION_EXPIRE', /between 1/);
 });
+
+test('ORG_INVITATION_EXPIRE is at most ten years: a longer one would store an expiry no date can hold', () => {
+  // 9007199254740991 minutes once started, then stored an invitation whose expires_at is no valid date:
+  // the invitation answered 500 after it was saved and mailed, and so did GET /orgs/{slug} and the
+  // panel's page of that organization from then on.
+  assert.equal(load({ ORG_INVITATION_EXPIRE: '5259600' }).orgInvitationExpireMinutes, 5259600);
+  stops({ ORG_INVITATION_EXPIRE: '5259601' }, 'ORG_INVITATION_EXPIRE', /between 1 and 5259600/);
+  stops({ ORG_INVITATION_EXPIRE: '9007199254740991' }, 'ORG_INVITATION_EXPIRE', /between 1 and 5259600/);
+});
