@@ -30,10 +30,16 @@ export function claimSources(findMemberships: FindMemberships): readonly ClaimSo
     },
     {
       scope: 'orgs',
-      // docs/guides/organizations.md: each organization's id, slug and the user's role there (no names:
-      // a relying party that shows them asks Gatehouse's API).
+      // docs/guides/organizations.md: each organization's id, slug, the user's role there and that role's
+      // abilities (ORG_ROLES: what a relying party acts on); no names (one that shows them asks
+      // Gatehouse's API).
       read: async (user) => ({
-        orgs: (await findMemberships(user.id)).map(({ id, slug, role }) => ({ id, slug, role })),
+        orgs: (await findMemberships(user.id)).map(({ id, slug, role, abilities }) => ({
+          id,
+          slug,
+          role,
+          abilities,
+        })),
       }),
     },
   ];
