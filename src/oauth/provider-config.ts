@@ -12,7 +12,7 @@ import type { OidcConfig } from '../config/oidc.ts';
 import { claimsByScope } from './claims.ts';
 import { isResourceServer } from './client-metadata.ts';
 import type { OidcLibrary } from './library.ts';
-import type { ScopeCatalogue } from './scopes.ts';
+import { type ScopeCatalogue, scopesOutside } from './scopes.ts';
 import { SIGNING_ALGORITHMS } from './signing-keys.ts';
 
 /** Where the provider's routes live; discovery publishes them (docs/guides/oidc-provider.md). */
@@ -171,6 +171,11 @@ export function providerConfiguration(
           // registered list, signed with ES256 — cheaper to sign and verify than RS256, and every
           // service verifying it offline with a JOSE library accepts it.
           if (ctx.oidc.params?.['grant_type'] === 'client_credentials') {
+            // The library refuses only scopes it knows; one it does not would be dropped silently.
+            // Every scope asked must be in the client's list; no token is built yet.
+            const unregistered = scopesOutside(ctx.oidc.params['scope'], client.scope);
+            if (unregistered !== '')
+              throw new errors.InvalidScope('requested scope is not allowed', unregistered);
             return {
               scope: machineScopes(client.scope, scopes),
               audience: policy.audience,
@@ -232,6 +237,13 @@ export function providerConfiguration(
     // Revoking an access token at /oauth/revoke does not end its grant; revoking a refresh token does.
     revokeGrantPolicy: (ctx) => !(ctx.oidc.route === 'revocation' && ctx.oidc.entities.AccessToken),
     conformIdTokenClaims: true,
+    // Back-channel logout is ours (logout-notices.ts), so the library does not announce it; left out,
+    // Back-Channel Logout 1.0 §2.1 reads both as false. The first entry is the library's default.
+    discovery: {
+      claim_types_supported: ['normal'],
+      backchannel_logout_supported: true,
+      backchannel_logout_session_supported: true,
+    },
     // The library's own CORS rule, stated: a browser may call the token, userinfo and revocation
     // endpoints from the origin of one of the calling client's redirect URIs.
     clientBasedCORS: (_ctx, origin, client) =>

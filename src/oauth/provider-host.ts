@@ -4,6 +4,7 @@ import { addAccessTokenHash } from './id-token-hashes.ts';
 import type { KeyRing } from './key-ring.ts';
 import type { OidcLibrary } from './library.ts';
 import { type ProviderPolicy, providerConfiguration } from './provider-config.ts';
+import { checkResourceBeforeConsume } from './resource-before-consume.ts';
 
 /** What the HTTP layer and the tests hear from the provider. */
 export interface ProviderEvents {
@@ -59,6 +60,7 @@ export class ProviderHost {
       return this.postLogoutRedirectUris?.includes(value) === true;
     };
     addAccessTokenHash(provider);
+    checkResourceBeforeConsume(this.library, provider, this.policy.audience);
     // The forwarded headers are rewritten by the HTTP layer from what Fastify decided (TRUST_PROXY):
     // the library reads the client's address and scheme from them and nothing else.
     provider.proxy = true;

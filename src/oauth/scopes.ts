@@ -31,3 +31,12 @@ export function scopeCatalogue(tokenAbilities: readonly string[]): ScopeCatalogu
 export function scopeProblem(catalogue: ScopeCatalogue, scope: string): 'unknown_scope' | null {
   return catalogue.all.has(scope) ? null : 'unknown_scope';
 }
+
+/** The scopes of a request that are not in a client's registered list, space-separated. */
+export function scopesOutside(requested: unknown, clientScope: string | undefined): string {
+  const registered = new Set((clientScope ?? '').split(' '));
+  return String(requested ?? '')
+    .split(' ')
+    .filter((scope) => scope !== '' && !registered.has(scope))
+    .join(' ');
+}

@@ -71,10 +71,13 @@ await describeApp(
     test('a scope outside the client’s list is invalid_scope; a client without the grant is unauthorized_client', async () => {
       const app = ctx();
       const reader = await serviceParty(app, await machine(app, 'posts:read'));
-      assert.deepEqual(await refusal(client.clientCredentialsGrant(reader, { scope: 'posts:write' })), {
-        error: 'invalid_scope',
-        status: 400,
-      });
+      for (const scope of ['posts:write', 'no-such-scope', 'posts:read no-such-scope']) {
+        assert.deepEqual(
+          await refusal(client.clientCredentialsGrant(reader, { scope })),
+          { error: 'invalid_scope', status: 400 },
+          scope,
+        );
+      }
       const webApp = await registerClient(app);
       const config = await serviceParty(app, webApp);
       assert.deepEqual(await refusal(client.clientCredentialsGrant(config, { scope: 'posts:read' })), {

@@ -85,6 +85,10 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
     ]);
     assert.equal(doc.device_authorization_endpoint, `${ISSUER}/oauth/device/auth`);
     assert.ok(doc.id_token_signing_alg_values_supported.includes('RS256'));
+    // Back-Channel Logout 1.0 §2.1: left out, both mean false, and a relying party would not register.
+    assert.equal(doc.backchannel_logout_supported, true);
+    assert.equal(doc.backchannel_logout_session_supported, true);
+    assert.deepEqual(doc.claim_types_supported, ['normal']);
   });
 
   test('the endpoints are the issuer’s, whatever Host or X-Forwarded-Host a client sends', async () => {

@@ -328,6 +328,61 @@ await describeApp(
       }
     });
 
+    test('a resource other than Gatehouse is invalid_target and uses up neither the code nor the refresh token', async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      const rp = await registerClient(app, { trusted: true });
+      const config = await relyingParty(app, rp);
+      const browser = await signedInBrowser(app, user.email, user.password);
+      const flow = await authorize(browser, config, { scope: 'openid offline_access', prompt: 'consent' });
+      const redeem = (fields: Record<string, string>) =>
+        app.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          ...form({
+            grant_type: 'authorization_code',
+            code: flow.callback!.searchParams.get('code')!,
+            redirect_uri: rp.redirectUri,
+            code_verifier: flow.verifier,
+            ...fields,
+          }),
+          headers: { ...form({}).headers, authorization: basic(rp.clientId, rp.secret!) },
+        });
+      for (const resource of ['https://api.other.example', 'not a URL']) {
+        const refused = await redeem({ resource });
+        assert.equal(refused.statusCode, 400, resource);
+        assert.equal(refused.json().error, 'invalid_target', resource);
+      }
+      const redeemed = await redeem({ resource: ISSUER });
+      assert.equal(redeemed.statusCode, 200, `the code is still good: ${redeemed.body}`);
+      const tokens = redeemed.json() as Record<string, string>;
+      const misdirected = await app.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        ...form({
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token!,
+          resource: 'https://api.other.example',
+        }),
+        headers: { ...form({}).headers, authorization: basic(rp.clientId, rp.secret!) },
+      });
+      assert.equal(misdirected.json().error, 'invalid_target');
+      // Had the refused request rotated the token, this would be a reuse: the whole grant revoked.
+      const refreshed = await refresh(app, rp, tokens.refresh_token!);
+      assert.equal(refreshed.status, 200, JSON.stringify(refreshed.body));
+      assert.equal(
+        (await app.app.inject({ url: '/api/user', headers: bearer(tokens.access_token!) })).statusCode,
+        200,
+      );
+      const reused = await app.db
+        .selectFrom('audit_log')
+        .select('id')
+        .where('event', '=', 'oauth.refresh_token.reused')
+        .where('subject_id', '=', user.id)
+        .execute();
+      assert.equal(reused.length, 0);
+    });
+
     test('a refresh token is bound to its client; its life is counted from the first of its chain', async () => {
       const app = ctx();
       const { rp, tokens } = await setUp(app);
