@@ -16,11 +16,13 @@ import {
   integer,
   localPath,
   mailAddress,
-  nullableInteger,
+  minutes,
+  nullableMinutes,
   oneOf,
   redisPrefix,
   redisUrl,
   resolvePath,
+  seconds,
   sessionDomain,
   statefulDomains,
   tokenAbilities,
@@ -131,12 +133,6 @@ export interface MailConfig {
 type Env = Record<string, string | undefined>;
 
 /**
- * ORG_INVITATION_EXPIRE's ceiling, ten years of minutes. An expiry past what a date can hold (or MySQL's
- * DATETIME, up to 9999) would be stored with the invitation and then fail every page that shows it.
- */
-const ORG_INVITATION_EXPIRE_MAX = 5_259_600;
-
-/**
  * Reads `.env` from `cwd` (real environment variables win), validates every value and returns a frozen Config.
  * Throws ConfigError naming the first bad variable, so a start fails with one clear line. `storeAppKey:
  * false` never writes storage/app.key (config/app-key.ts).
@@ -179,11 +175,11 @@ export function loadConfig(
     redisUrl: redis,
     redisPrefix: redisPrefix(read('REDIS_PREFIX')),
     authCache: authCacheMode(read, database, redis),
-    sessionLifetimeMinutes: integer(read, 'SESSION_LIFETIME', 120, 1),
-    sessionAbsoluteLifetimeMinutes: integer(read, 'SESSION_ABSOLUTE_LIFETIME', 1440, 1),
-    adminSessionLifetimeMinutes: integer(read, 'ADMIN_SESSION_LIFETIME', 30, 1),
-    rememberLifetimeMinutes: integer(read, 'REMEMBER_LIFETIME', 43200, 1),
-    tokenExpirationMinutes: nullableInteger(
+    sessionLifetimeMinutes: minutes(read, 'SESSION_LIFETIME', 120),
+    sessionAbsoluteLifetimeMinutes: minutes(read, 'SESSION_ABSOLUTE_LIFETIME', 1440),
+    adminSessionLifetimeMinutes: minutes(read, 'ADMIN_SESSION_LIFETIME', 30),
+    rememberLifetimeMinutes: minutes(read, 'REMEMBER_LIFETIME', 43200),
+    tokenExpirationMinutes: nullableMinutes(
       read,
       'TOKEN_EXPIRATION',
       525960,
@@ -207,13 +203,13 @@ export function loadConfig(
     trustProxy: trustProxy(read('TRUST_PROXY')),
     apiRateLimitPerMinute: integer(read, 'API_RATE_LIMIT', 60, 0),
     loginMaxAttempts: integer(read, 'LOGIN_MAX_ATTEMPTS', 5, 1),
-    loginDecaySeconds: integer(read, 'LOGIN_DECAY_SECONDS', 60, 1),
+    loginDecaySeconds: seconds(read, 'LOGIN_DECAY_SECONDS', 60),
     ipAuthLimit: integer(read, 'IP_AUTH_LIMIT', 30, 0),
     accountMaxFailures: integer(read, 'ACCOUNT_MAX_FAILURES', 20, 1),
     hashQueueMax: integer(read, 'HASH_QUEUE_MAX', 64, 1),
-    passwordResetExpireMinutes: integer(read, 'PASSWORD_RESET_EXPIRE', 60, 1),
-    verificationExpireMinutes: integer(read, 'VERIFICATION_EXPIRE', 60, 1),
-    passwordTimeoutSeconds: integer(read, 'PASSWORD_TIMEOUT', 10800, 1),
+    passwordResetExpireMinutes: minutes(read, 'PASSWORD_RESET_EXPIRE', 60),
+    verificationExpireMinutes: minutes(read, 'VERIFICATION_EXPIRE', 60),
+    passwordTimeoutSeconds: seconds(read, 'PASSWORD_TIMEOUT', 10800),
     passwordChangeRevokesTokens: boolean(read, 'PASSWORD_CHANGE_REVOKES_TOKENS', false),
     adminRequireTwoFactor: boolean(read, 'ADMIN_REQUIRE_TWO_FACTOR', false),
     tokenAbilities: tokenAbilities(read('TOKEN_ABILITIES')),
@@ -235,7 +231,7 @@ export function loadConfig(
     oidc: oidcConfig(read, appUrl),
     loginProviders: loginProviders(read),
     orgRoles: orgRoles(read('ORG_ROLES')),
-    orgInvitationExpireMinutes: integer(read, 'ORG_INVITATION_EXPIRE', 10080, 1, ORG_INVITATION_EXPIRE_MAX),
+    orgInvitationExpireMinutes: minutes(read, 'ORG_INVITATION_EXPIRE', 10080),
     ...operationsConfig(read),
   };
   // The key comes last: when another variable is invalid, the start stops with that one line and no

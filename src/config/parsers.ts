@@ -32,7 +32,25 @@ export function integer(
   return value;
 }
 
-export function nullableInteger(
+/**
+ * The longest lifetime any setting takes: ten years, in minutes. Past it a lifetime leaves what a date
+ * can hold — JavaScript's Date, MySQL's DATETIME (up to 9999), the OpenID provider's lifetimes — and
+ * a row stored with such an expiry fails every page that shows it; no lifetime that long is meant.
+ */
+export const MAX_MINUTES = 5_259_600;
+
+/** A lifetime in minutes: 1 to MAX_MINUTES. */
+export function minutes(read: Reader, name: string, fallback: number): number {
+  return integer(read, name, fallback, 1, MAX_MINUTES);
+}
+
+/** A lifetime in seconds: 1 to MAX_MINUTES of them. */
+export function seconds(read: Reader, name: string, fallback: number): number {
+  return integer(read, name, fallback, 1, MAX_MINUTES * 60);
+}
+
+/** A lifetime in minutes that may be "never" (null). */
+export function nullableMinutes(
   read: Reader,
   name: string,
   fallback: number,
@@ -42,7 +60,7 @@ export function nullableInteger(
   // Set but empty means "never", like `null`; unset means the default.
   if (raw === undefined) return present ? null : fallback;
   if (raw.toLowerCase() === 'null') return null;
-  return integer(read, name, fallback, 1);
+  return minutes(read, name, fallback);
 }
 
 export function trustProxy(raw: string | undefined): false | number | string {

@@ -273,3 +273,32 @@ describe('trustedPeer (whose X-Forwarded-Uri is believed)', () => {
     assert.equal(listed(undefined), false);
   });
 });
+
+test('every lifetime is at most ten years: a longer one stops the start, naming the variable', () => {
+  // With 9007199254740991, REMEMBER_LIFETIME and SESSION_ABSOLUTE_LIFETIME stopped the start with the
+  // OpenID provider's "ttl.Grant must be a positive integer", naming no variable, and
+  // ORG_INVITATION_EXPIRE stored invitations whose expiry no date can hold (500s from then on).
+  const lifetimes: Record<string, number> = {
+    SESSION_LIFETIME: 5_259_600,
+    SESSION_ABSOLUTE_LIFETIME: 5_259_600,
+    ADMIN_SESSION_LIFETIME: 5_259_600,
+    REMEMBER_LIFETIME: 5_259_600,
+    TOKEN_EXPIRATION: 5_259_600,
+    PASSWORD_RESET_EXPIRE: 5_259_600,
+    VERIFICATION_EXPIRE: 5_259_600,
+    ORG_INVITATION_EXPIRE: 5_259_600,
+    LOGIN_DECAY_SECONDS: 315_576_000,
+    PASSWORD_TIMEOUT: 315_576_000,
+  };
+  for (const [name, max] of Object.entries(lifetimes)) {
+    assert.doesNotThrow(() => load({ [name]: String(max) }), name);
+    for (const value of [String(max + 1), '9007199254740991']) {
+      assert.throws(
+        () => load({ [name]: value }),
+        (error: unknown) =>
+          error instanceof ConfigError && error.message.includes(`${name} must be between 1 and ${max}`),
+        `${name}=${value}`,
+      );
+    }
+  }
+});
