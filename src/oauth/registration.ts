@@ -40,7 +40,9 @@ export async function registerPublicClient(
       'only public clients may register: send token_endpoint_auth_method: "none"',
     );
   }
-  const redirectUris = stringList(m['redirect_uris']);
+  // Left out, none: a device-flow client redirects nowhere (RFC 8628); the code flow's need for one is
+  // the client rules' (redirect_uris: required), as for clients:create.
+  const redirectUris = stringList(m['redirect_uris'] ?? []);
   const grantTypes = stringList(m['grant_types'] ?? ['authorization_code']);
   const responseTypes = stringList(m['response_types'] ?? ['code']);
   if (redirectUris === null) return refused('invalid_redirect_uri', 'redirect_uris must be a list of URIs');

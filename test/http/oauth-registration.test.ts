@@ -71,6 +71,20 @@ await describeApp(
       );
     });
 
+    test('a device-flow client needs no redirect URI (RFC 8628 redirects nowhere); a code-flow one does', async () => {
+      const app = ctx();
+      const device = await register(
+        app,
+        { ...none, client_name: 'TV app', grant_types: ['urn:ietf:params:oauth:grant-type:device_code'] },
+        '10.0.0.6',
+      );
+      assert.equal(device.statusCode, 201, device.body);
+      assert.deepEqual(device.json().redirect_uris, []);
+      const code = await register(app, { ...none, client_name: 'Web app' }, '10.0.0.6');
+      assert.equal(code.statusCode, 400, code.body);
+      assert.equal(code.json().error, 'invalid_redirect_uri');
+    });
+
     test('refused with RFC 7591 errors: confidential, client_credentials, bad redirect URIs, bad JSON', async () => {
       const app = ctx();
       const cases: [unknown, string][] = [
