@@ -12,6 +12,7 @@ import {
 } from '../auth/throttle/login-throttle.ts';
 import type { Db } from '../db/schema.ts';
 import { field, rules } from '../lib/validation.ts';
+import { hasPassword } from '../users/user.ts';
 import { findUserById } from '../users/users.repository.ts';
 
 /** The body of every form that re-checks the signed-in user's password. */
@@ -34,6 +35,8 @@ export interface PasswordCheckContext extends AuditContext {
 export type PasswordCheck =
   | { readonly status: 'ok' }
   | { readonly status: 'failed' }
+  /** The account has no password (made by a provider sign-in, docs/guides/login-providers.md). */
+  | { readonly status: 'no_password' }
   | { readonly status: 'throttled'; readonly retryAfterSeconds: number };
 
 /** The account's password check bound to one purpose (account.service.ts binds it per form). */
@@ -67,6 +70,9 @@ export async function checkOwnPassword(
   if (deps.hasher.saturated()) throw new HashQueueFullError();
   const row = await findUserById(deps.db, userId);
   if (row === undefined) return { status: 'failed' };
+  // Said as it is, and no attempt counted: with no password there is nothing to guess, and the signed-in
+  // user learns only what the account page already shows them ("Your account has no password").
+  if (!hasPassword(row.password)) return { status: 'no_password' };
   const lockedOut = async (refused: Reservation & { allowed: false }) => {
     if (refused.firstRefusal) {
       await recordAudit(deps.db, 'login.lockout', context, userId, {

@@ -208,6 +208,38 @@ await describeApp(
       assert.equal((await linked(account.browser)).length, 1);
     });
 
+    test('the actions that ask for the password tell an account without one to set one first, counting no attempt', async () => {
+      // Before: "The provided password was incorrect." (and a failed attempt audited) for a password the
+      // account does not have; docs/guides/login-providers.md says "set a password first".
+      const t = ctx();
+      const account = await providerAccount(t, 'nopassword-actions');
+      const setOneFirst = /has no password yet[^"]*Set a password first/;
+      for (const [method, url, body] of [
+        ['POST', '/user/confirm-password', { password: 'a guess at nothing' }],
+        ['DELETE', '/user', { password: 'a guess at nothing' }],
+        ['DELETE', '/user/other-browser-sessions', { password: 'a guess at nothing' }],
+        [
+          'PUT',
+          '/user/password',
+          {
+            current_password: 'a guess',
+            password: 'violet-harbour-lantern-7',
+            password_confirmation: 'violet-harbour-lantern-7',
+          },
+        ],
+      ] as const) {
+        const answer = await sendJson(account.browser, method, url, body);
+        assert.equal(answer.statusCode, 422, `${method} ${url}: ${answer.body}`);
+        assert.match(JSON.stringify(answer.json().errors), setOneFirst, `${method} ${url}`);
+      }
+      // The page says it too, in the person's language.
+      const page = await account.browser.post('/user/confirm-password?lang=de', { password: 'x' });
+      assert.equal(page.statusCode, 422);
+      assert.match(page.body, /Ihr Konto hat noch kein Passwort/);
+      assert.equal(await signedInAs(account.browser), account.id, 'still signed in: nothing was deleted');
+      assert.deepEqual(await auditOf(t, 'user.password_check_failed', account.id), []);
+    });
+
     test('an account without a password sets one through the reset flow, then signs in with it', async () => {
       const t = ctx();
       const account = await providerAccount(t, 'reset');

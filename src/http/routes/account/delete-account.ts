@@ -30,7 +30,7 @@ export async function deleteAccountRoutes(app: FastifyInstance) {
       request.locale,
       passwordCheckContext(request),
     );
-    if (result.status === 'failed' || result.status === 'throttled') {
+    if (result.status === 'failed' || result.status === 'throttled' || result.status === 'no_password') {
       return refusePassword(request, reply, result, 'password', t('account.password_incorrect'), render);
     }
     if (result.status === 'owner' || result.status === 'last_admin') {

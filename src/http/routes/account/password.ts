@@ -40,7 +40,7 @@ export async function passwordRoutes(app: FastifyInstance) {
         return refuseForm(request, reply, error, render, pageErrors);
       }
       const check = await account.checkPassword(user.id, current, 'change', passwordCheckContext(request));
-      if (check.status === 'throttled') {
+      if (check.status === 'throttled' || check.status === 'no_password') {
         return refusePassword(request, reply, check, 'current_password', incorrect, render);
       }
       const errors =

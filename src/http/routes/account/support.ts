@@ -54,7 +54,11 @@ export async function refusePassword(
 ): Promise<FastifyReply> {
   const t = request.t;
   const throttled = check.status === 'throttled';
-  const text = throttled ? t('auth.throttle', { seconds: check.retryAfterSeconds }) : message;
+  const text = throttled
+    ? t('auth.throttle', { seconds: check.retryAfterSeconds })
+    : check.status === 'no_password'
+      ? t('account.no_password_yet')
+      : message;
   const error = validationError({ [fieldName]: [text] }, t);
   if (throttled) reply.header('retry-after', String(check.retryAfterSeconds));
   const status = throttled ? 429 : 422;
