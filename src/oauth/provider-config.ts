@@ -88,8 +88,9 @@ export function providerConfiguration(
     routes: OAUTH_ROUTES,
     interactions: {
       url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
-      policy: interactionPolicy(library, scopes),
+      policy: interactionPolicy(library),
     },
+    extraParams: { scope: knownScopes(library, scopes) },
     // The default cookie names say "oidc-provider"; ours are namespaced and signed with a key derived
     // from APP_KEY (the same on every instance), `secure` under an https APP_URL.
     cookies: {
@@ -252,33 +253,35 @@ export function providerConfiguration(
 }
 
 /**
- * The library's policy (login, then consent) with two changes. A check in front: a scope nobody can
- * grant is refused with invalid_scope (RFC 6749 §4.1.2.1) instead of being dropped silently; it runs
- * after the redirect URI was verified, so the error goes back to the client, and before any page is
- * shown. And the library's rule that a native client is asked every time (RFC 8252 §8.6: another app
- * could claim its redirect URI) is kept, but `prompt=none` hears what it is, `consent_required`
- * (OpenID Connect Core §3.1.2.6), not the library's `interaction_required` (docs/guides/oidc-provider.md
- * "Consent").
+ * The library's policy (login, then consent) with one change: its rule that a native client is asked
+ * every time (RFC 8252 §8.6: another app could claim its redirect URI) is kept, but `prompt=none` hears
+ * what it is, `consent_required` (OpenID Connect Core §3.1.2.6), not the library's
+ * `interaction_required` (docs/guides/oidc-provider.md "Consent").
  */
-function interactionPolicy(library: OidcLibrary, scopes: ScopeCatalogue) {
-  const { errors } = library;
-  const { Check, base } = library.interactionPolicy;
+function interactionPolicy(library: OidcLibrary) {
+  const { base } = library.interactionPolicy;
   const policy = base();
   const native = policy.get('consent')?.checks.get('native_client_prompt');
   if (!native) throw new Error('oidc-provider no longer has its native_client_prompt consent check');
   native.error = 'consent_required';
-  const login = policy.get('login');
-  login?.checks.unshift(
-    new Check('gatehouse_known_scopes', 'requested scope is not recognised', (ctx) => {
-      const unknown = (ctx.oidc.params?.['scope'] as string | undefined)
-        ?.split(' ')
-        .filter((scope) => scope !== '' && !scopes.all.has(scope));
-      if (unknown?.length)
-        throw new errors.InvalidScope('requested scope is not recognised', unknown.join(' '));
-      return Check.NO_NEED_TO_PROMPT;
-    }),
-  );
   return policy;
+}
+
+/**
+ * A scope nobody can grant is refused with invalid_scope (RFC 6749 §4.1.2.1, RFC 8628 §3.2) instead
+ * of being dropped silently, as the library does with scopes it does not know. The library runs
+ * parameter checks for the authorization endpoint after the redirect URI was verified, so the error
+ * goes back to the client, before any page; for the device authorization endpoint, before a code is
+ * issued (a check in the interaction would have let the device poll and a person type its code first).
+ */
+function knownScopes(library: OidcLibrary, scopes: ScopeCatalogue) {
+  return async (_ctx: unknown, value: unknown) => {
+    const unknown = String(value ?? '')
+      .split(' ')
+      .filter((scope) => scope !== '' && !scopes.all.has(scope));
+    if (unknown.length)
+      throw new library.errors.InvalidScope('requested scope is not recognised', unknown.join(' '));
+  };
 }
 
 /** The API abilities a client may hold as itself: its registered scopes among TOKEN_ABILITIES. */

@@ -207,6 +207,21 @@ await describeApp(
       assert.equal(response.statusCode, 400);
       assert.match(String(response.json().error), /unauthorized_client|invalid_request/);
     });
+
+    test('a scope the client may not ask for, or one nobody knows, is invalid_scope before a code is issued', async () => {
+      const app = ctx();
+      const { rp } = await device(app);
+      for (const scope of ['openid email', 'openid no-such-scope']) {
+        const response = await app.app.inject({
+          method: 'POST',
+          url: '/oauth/device/auth',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams({ client_id: rp.clientId, scope }).toString(),
+        });
+        assert.equal(response.statusCode, 400, `${scope}: ${response.body}`);
+        assert.equal(response.json().error, 'invalid_scope', scope);
+      }
+    });
   },
   options,
 );
