@@ -303,6 +303,35 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
     }
   });
 
+  test('a wrong method on an endpoint programs call is 405 with Allow and an RFC 6749 error, whatever Accept says', async () => {
+    // Before: a 405 page in HTML unless the client sent Accept: application/json.
+    const { app } = ctx();
+    for (const [method, url, allow] of [
+      ['GET', '/oauth/token', 'POST, OPTIONS'],
+      ['PUT', '/oauth/userinfo', 'GET, POST, OPTIONS'],
+      ['GET', '/oauth/introspect', 'POST, OPTIONS'],
+      ['DELETE', '/oauth/revoke', 'POST, OPTIONS'],
+      ['POST', '/oauth/jwks', 'GET, OPTIONS'],
+    ] as const) {
+      const response = await app.inject({ method, url, headers: { accept: 'text/html,*/*' } });
+      assert.equal(response.statusCode, 405, `${method} ${url}`);
+      assert.equal(response.headers['allow'], allow, `${method} ${url}`);
+      assert.match(String(response.headers['content-type']), /^application\/json/);
+      assert.deepEqual(response.json(), {
+        error: 'invalid_request',
+        error_description: `${method} is not allowed here; use ${allow}`,
+      });
+    }
+    // A page the browser visits keeps its page.
+    const page = await app.inject({
+      method: 'DELETE',
+      url: '/oauth/authorize',
+      headers: { accept: 'text/html' },
+    });
+    assert.equal(page.statusCode, 405);
+    assert.match(String(page.headers['content-type']), /^text\/html/);
+  });
+
   test('oidc:rotate-keys: new keys sign, the previous ones stay published; another instance follows within 5 s', async () => {
     const app = ctx();
     const before = (await app.app.inject({ url: '/oauth/jwks' }))

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HashQueueFullError } from '../../auth/passwords/passwords.ts';
+import { OAUTH_CLIENT_ENDPOINTS } from '../../oauth/provider-config.ts';
 import { ValidationError } from '../../lib/validation.ts';
 import { AuthenticationError, HttpError, PasswordConfirmationRequiredError } from '../errors.ts';
 import { methodNotAllowed } from '../method-not-allowed.ts';
@@ -70,6 +71,14 @@ export const errorsPlugin = fp(
 
     app.setNotFoundHandler(async (request, reply) => {
       const wrongMethod = methodNotAllowed(app, request);
+      if (wrongMethod !== null && OAUTH_CLIENT_ENDPOINTS.has(request.url.split('?', 1)[0]!)) {
+        // A program calling an OAuth endpoint reads RFC 6749's error, not a page or Gatehouse's shape.
+        reply.headers(wrongMethod.headers);
+        return reply.code(405).send({
+          error: 'invalid_request',
+          error_description: `${request.method} is not allowed here; use ${wrongMethod.headers['allow']}`,
+        });
+      }
       if (wrongMethod !== null) throw wrongMethod;
       return respond(request, reply, 404, request.t('http.not_found'));
     });
