@@ -5,7 +5,10 @@ import { registerPublicClient } from '../../oauth/registration.ts';
 import { NotFoundError } from '../errors.ts';
 import { auditContext } from '../request-context.ts';
 
-/** Registrations per client address, on the shared rate-limit store (docs/guides/oidc-provider.md). */
+/**
+ * Registration requests per client address, refused ones included (probing the rules is limited too),
+ * on the shared rate-limit store (docs/guides/oidc-provider.md).
+ */
 const REGISTRATION_LIMIT = { max: 20, windowSeconds: 3600 };
 
 /**
