@@ -121,12 +121,23 @@ export async function runCli(argv: readonly string[], io: CommandIO): Promise<nu
     return 1;
   }
   try {
-    const { values, positionals } = parseArgs({
+    const options = { ...command.options, help: { type: 'boolean', short: 'h' } } as const;
+    const { values, positionals, tokens } = parseArgs({
       args: [...rest],
-      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      options,
       allowPositionals: command.allowPositionals ?? false,
       strict: true,
+      tokens: true,
     });
+    // parseArgs keeps the last of a repeated option silently: `--name A --name B` would register "B"
+    // without a word. An option that takes one value is refused when given twice.
+    const seen = new Set<string>();
+    for (const token of tokens) {
+      if (token.kind !== 'option' || (options[token.name] as { multiple?: boolean })?.multiple) continue;
+      if (seen.has(token.name))
+        throw new CommandError(`--${token.name} was given more than once; give it once.`);
+      seen.add(token.name);
+    }
     if (values['help']) {
       io.stdout.write(`${help(command)}\n`);
       return 0;

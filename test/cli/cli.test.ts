@@ -82,6 +82,40 @@ describe('gatehouse (spawned)', () => {
     );
   });
 
+  test('an option that takes one value, given twice, is refused in one line; a list option may repeat', async () => {
+    // Before: parseArgs kept the last value silently (`clients:create --name X --name Y` registered "Y").
+    const env = { APP_KEY: TEST_APP_KEY, STORAGE_PATH: join(work, 'storage') };
+    const twice = await gatehouse(
+      ['make:admin', '--email', 'a@example.com', '--email', 'b@example.com'],
+      env,
+      work,
+    );
+    assert.equal(twice.code, 1);
+    assert.equal(twice.stdout, '');
+    assert.equal(twice.stderr, '--email was given more than once; give it once.\n');
+    const help = await gatehouse(['clients:create', '--help'], env, work);
+    assert.equal(help.code, 0, help.stderr);
+    const lists = await gatehouse(
+      [
+        'clients:create',
+        '--name',
+        'Twice',
+        '--redirect-uri',
+        'https://a.example/cb',
+        '--redirect-uri',
+        'https://b.example/cb',
+        '--json',
+      ],
+      env,
+      work,
+    );
+    assert.equal(lists.code, 0, lists.stderr);
+    assert.deepEqual(JSON.parse(lists.stdout).redirect_uris, [
+      'https://a.example/cb',
+      'https://b.example/cb',
+    ]);
+  });
+
   test('an invalid DATABASE_URL stops with one line naming it, a non-zero exit and nothing written', async () => {
     const storage = join(work, 'fresh-storage');
     const result = await gatehouse(
