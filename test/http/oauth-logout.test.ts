@@ -199,6 +199,8 @@ await describeApp('oauth logout', (ctx) => {
       assert.equal(page.statusCode, 400, uri);
       assert.equal(page.headers.location, undefined, uri);
       assert.match(page.body, /post_logout_redirect_uri/, uri);
+      // A sign-out request, said as one (it read "This sign-in request cannot be completed").
+      assert.match(page.body, /<h1>This sign-out request cannot be completed<\/h1>/, uri);
     }
     // A hint that is not a token of ours is refused, not a 5xx.
     const forged = await browser.get('/oauth/logout?id_token_hint=eyJhbGciOiJub25lIn0.e30.');

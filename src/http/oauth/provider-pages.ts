@@ -15,6 +15,7 @@ export const providerPages: ProviderPages = {
         status,
         error: out.error ?? 'server_error',
         description: status >= 500 ? null : (out.error_description ?? null),
+        logout: ctx.oidc?.route?.startsWith('end_session') ?? false,
       }),
     );
   },

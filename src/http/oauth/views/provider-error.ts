@@ -7,6 +7,8 @@ export interface ProviderErrorView {
   /** The OAuth error code and description the library gives (RFC 6749 §4.1.2.1 wording). */
   readonly error: string;
   readonly description: string | null;
+  /** A logout request (RP-initiated logout), not a sign-in: the title says which. */
+  readonly logout?: boolean;
 }
 
 /**
@@ -17,7 +19,9 @@ export interface ProviderErrorView {
 export function providerErrorPage(request: ViewContext, view: ProviderErrorView): Html {
   const { t } = request;
   const server = view.status >= 500;
-  const title = server ? t('http.errors.500.title') : t('oauth.error.title');
+  const title = server
+    ? t('http.errors.500.title')
+    : t(view.logout ? 'oauth.error.logout_title' : 'oauth.error.title');
   return layout(request, {
     title,
     body: html`<section class="card narrow error-page">
