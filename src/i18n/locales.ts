@@ -13,17 +13,38 @@ export function asLocale(value: string | undefined | null): Locale | null {
 
 /**
  * The request's language: `?lang=` (the caller remembers it in a cookie), else the `locale` cookie,
- * else the best supported `Accept-Language` entry, else the default.
+ * else the languages a client asked for on the person's behalf (OpenID Connect `ui_locales`), else the
+ * best supported `Accept-Language` entry, else the default. The person's own choice, made on one of
+ * our pages, outranks a client's wish.
  */
 export function negotiateLocale(
-  input: { query?: string | undefined; cookie?: string | undefined; acceptLanguage?: string | undefined },
+  input: {
+    query?: string | undefined;
+    cookie?: string | undefined;
+    uiLocales?: string | undefined;
+    acceptLanguage?: string | undefined;
+  },
   fallback: Locale,
 ): { locale: Locale; fromQuery: boolean } {
   const fromQuery = asLocale(input.query);
   if (fromQuery) return { locale: fromQuery, fromQuery: true };
   const fromCookie = asLocale(input.cookie);
   if (fromCookie) return { locale: fromCookie, fromQuery: false };
-  return { locale: fromAcceptLanguage(input.acceptLanguage) ?? fallback, fromQuery: false };
+  const locale = fromUiLocales(input.uiLocales) ?? fromAcceptLanguage(input.acceptLanguage) ?? fallback;
+  return { locale, fromQuery: false };
+}
+
+/**
+ * The first supported entry of a space-separated list of BCP 47 tags in order of preference (OpenID
+ * Connect Core §3.1.2.1 `ui_locales`), by its primary language: `de-CH` and `de-Latn-CH` are `de`.
+ */
+function fromUiLocales(list: string | undefined): Locale | null {
+  if (!list || list.length > 1000) return null;
+  for (const tag of list.split(' ')) {
+    const locale = asLocale(tag.split('-')[0]);
+    if (locale) return locale;
+  }
+  return null;
 }
 
 function fromAcceptLanguage(header: string | undefined): Locale | null {

@@ -9,6 +9,7 @@ import type {
   KoaContextWithOIDC,
 } from 'oidc-provider';
 import type { OidcConfig } from '../config/oidc.ts';
+import { SUPPORTED_LOCALES } from '../i18n/locales.ts';
 import { claimsByScope } from './claims.ts';
 import { isResourceServer } from './client-metadata.ts';
 import type { OidcLibrary } from './library.ts';
@@ -261,6 +262,7 @@ export function providerConfiguration(
       claim_types_supported: ['normal'],
       backchannel_logout_supported: true,
       backchannel_logout_session_supported: true,
+      ui_locales_supported: [...SUPPORTED_LOCALES], // what ui_locales chooses among (interaction-routes.ts)
     },
     // The library's own CORS rule, stated: a browser may call the token, userinfo and revocation
     // endpoints from the origin of one of the calling client's redirect URIs.

@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import * as client from 'openid-client';
 import { describeApp } from '../helpers/app.ts';
+import { Browser } from '../helpers/browser-session.ts';
 import {
   authorize,
   codeFlow,
   follow,
+  ISSUER,
   registerClient,
   relyingParty,
   signedInBrowser,
@@ -90,6 +92,77 @@ await describeApp('oauth interactions and sessions', (ctx) => {
     const second = await codeFlow(browser, config, { prompt: 'none' });
     assert.equal(second.tokens.claims()!.sub, String(bob.id));
     assert.notEqual(second.tokens.claims()!['sid'], first.tokens.claims()!['sid']);
+  });
+
+  test('id_token_hint naming someone other than the signed-in person is login_required, never a code for them', async () => {
+    const app = ctx();
+    const [alice, bob] = [await app.createUser(), await app.createUser()];
+    const rp = await registerClient(app, { trusted: true });
+    const config = await relyingParty(app, rp);
+    const bobs = await codeFlow(await signedInBrowser(app, bob.email, bob.password), config);
+    const browser = await signedInBrowser(app, alice.email, alice.password);
+    const alices = await codeFlow(browser, config);
+    const prompts: Record<string, string>[] = [{}, { prompt: 'none' }, { prompt: 'consent' }];
+    for (const prompt of prompts) {
+      const other = await authorize(browser, config, { id_token_hint: bobs.tokens.id_token!, ...prompt });
+      assert.ok(other.callback, `back at the client: ${other.last?.body.slice(0, 300)}`);
+      assert.equal(other.callback.searchParams.get('error'), 'login_required', JSON.stringify(prompt));
+      assert.equal(other.callback.searchParams.get('code'), null);
+      assert.equal(other.callback.searchParams.get('state'), other.state);
+      assert.equal(other.callback.searchParams.get('iss'), ISSUER);
+    }
+    // Her own hint goes on as before, silently too.
+    for (const prompt of prompts.slice(0, 2)) {
+      const own = await codeFlow(browser, config, { id_token_hint: alices.tokens.id_token!, ...prompt });
+      assert.equal(own.tokens.claims()!.sub, String(alice.id));
+    }
+  });
+
+  test('a guest with an id_token_hint: signing in as the hinted person gives a code, as another is login_required', async () => {
+    const app = ctx();
+    const [alice, bob] = [await app.createUser(), await app.createUser()];
+    const rp = await registerClient(app, { trusted: true });
+    const config = await relyingParty(app, rp);
+    const hint = (await codeFlow(await signedInBrowser(app, bob.email, bob.password), config)).tokens
+      .id_token!;
+    const outcomes = [];
+    for (const person of [bob, alice]) {
+      const browser = new Browser(app.app);
+      const start = await authorize(browser, config, { id_token_hint: hint });
+      assert.equal(start.callback, null, 'the login page');
+      await browser.get('/login');
+      const posted = await browser.post('/login', { email: person.email, password: person.password });
+      const { callback } = await follow(browser, String(posted.headers.location));
+      assert.equal(callback?.searchParams.get('state'), start.state);
+      outcomes.push(callback?.searchParams.get('error') ?? (callback?.searchParams.get('code') && 'code'));
+    }
+    assert.deepEqual(outcomes, ['code', 'login_required']);
+  });
+
+  test('ui_locales chooses the consent page’s language; the person’s own ?lang= choice still wins', async () => {
+    const app = ctx();
+    const user = await app.createUser();
+    const config = await relyingParty(app, await registerClient(app));
+    const browser = await signedInBrowser(app, user.email, user.password);
+    const languageOf = async (uiLocales: string, acceptLanguage?: string) => {
+      if (acceptLanguage) browser.headers['accept-language'] = acceptLanguage;
+      const { last } = await authorize(browser, config, { ui_locales: uiLocales });
+      delete browser.headers['accept-language'];
+      assert.match(last.body, /name="decision"/, 'the consent page');
+      return { lang: /<html lang="([a-z]+)"/.exec(last.body)?.[1], page: last };
+    };
+    assert.equal((await languageOf('de')).lang, 'de');
+    assert.equal((await languageOf('it de-CH fr')).lang, 'de', 'the first supported tag, by its language');
+    assert.equal((await languageOf('es-419', 'fr')).lang, 'es', 'before Accept-Language');
+    assert.equal((await languageOf('it pt', 'fr')).lang, 'fr', 'none supported: as before');
+    assert.equal((await languageOf('it')).lang, 'en');
+    // The person picks French on the consent page itself: that page, and the next ones, are French.
+    const { page } = await languageOf('de');
+    const uid = /action="\/oauth\/interaction\/([^"]+)"/.exec(page.body)?.[1];
+    const chosen = await browser.get(`/oauth/interaction/${uid}?lang=fr`);
+    assert.match(chosen.body, /<html lang="fr"/);
+    assert.match(chosen.body, /Autoriser/);
+    assert.equal((await languageOf('de')).lang, 'fr', 'a remembered choice outranks the client’s wish');
   });
 
   test('signed in to Gatehouse, a silent authorization works at once for a remembered consent', async () => {

@@ -89,6 +89,7 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
     assert.equal(doc.backchannel_logout_supported, true);
     assert.equal(doc.backchannel_logout_session_supported, true);
     assert.deepEqual(doc.claim_types_supported, ['normal']);
+    assert.deepEqual(doc.ui_locales_supported, ['en', 'de', 'fr', 'es']);
   });
 
   test('the endpoints are the issuer’s, whatever Host or X-Forwarded-Host a client sends', async () => {

@@ -189,3 +189,13 @@ test('negotiation order: ?lang → cookie → Accept-Language → APP_LOCALE', (
   assert.equal(pick({}).locale, 'fr');
   assert.equal(pick({ query: 'de<script>' }).locale, 'fr', 'junk is ignored, not echoed');
 });
+
+test("ui_locales: the first supported tag, after the person's own choice and before Accept-Language", () => {
+  const pick = (input: Parameters<typeof negotiateLocale>[0]) => negotiateLocale(input, 'fr').locale;
+  assert.equal(pick({ uiLocales: 'it de-CH es', acceptLanguage: 'en' }), 'de');
+  assert.equal(pick({ uiLocales: 'zh-Hant-TW es-419' }), 'es');
+  assert.equal(pick({ uiLocales: 'it pt', acceptLanguage: 'en' }), 'en', 'none supported: as before');
+  assert.equal(pick({ uiLocales: 'de', cookie: 'es' }), 'es');
+  assert.equal(pick({ uiLocales: 'de', query: 'en' }), 'en');
+  assert.equal(pick({ uiLocales: 'x-de <de>' }), 'fr', 'junk is ignored');
+});

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { decodeJwt } from 'jose';
 import type { Interaction, default as Provider } from 'oidc-provider';
 import { PASSWORD_CONFIRMED_AT } from '../../account/password-confirmation.ts';
 import { authenticationMethods, LOGIN_METHOD_KEY, storedLoginMethod } from '../../auth/login/login-method.ts';
@@ -31,6 +32,12 @@ export function interactionRoutes(host: ProviderHost) {
       if (identity === null) return request.redirectToLogin(reply, 'web');
       const user = identity.user;
       if (interaction.prompt.name === 'login') {
+        if (hintsSomeoneElse(interaction, user)) {
+          return finish(provider, request, reply, {
+            error: 'login_required',
+            error_description: 'id_token_hint names another End-User than the one signed in',
+          });
+        }
         const signIn = await freshSignIn(request, interaction, clock.now());
         if (signIn === 'stale') return redirectToConfirmation(request, reply);
         const login = { accountId: String(user.id), remember: true, ...signIn };
@@ -93,7 +100,12 @@ async function interactionOf(
 ): Promise<Interaction | null> {
   try {
     const interaction = await provider.interactionDetails(request.raw, reply.raw);
-    return interaction.uid === request.params.uid ? interaction : null;
+    if (interaction.uid !== request.params.uid) return null;
+    // The client's ui_locales chooses the language of our pages for this interaction (the person's
+    // own ?lang= choice still wins: plugins/i18n.ts, docs/guides/oidc-provider.md "Signing in").
+    const uiLocales = interaction.params['ui_locales'];
+    if (typeof uiLocales === 'string') request.preferLocales(uiLocales);
+    return interaction;
   } catch {
     // SessionNotFound: no cookie, expired, or already finished.
     return null;
@@ -125,6 +137,23 @@ async function freshSignIn(request: FastifyRequest, interaction: Interaction, no
   return latest === undefined
     ? {}
     : { ts: Math.floor(latest.at / 1000), ...(latest.amr.length ? { amr: latest.amr } : {}) };
+}
+
+/**
+ * The client sent `id_token_hint` for someone other than the person signed in here. OpenID Connect Core
+ * §3.1.2.1 allows two answers: sign in the hinted person, or `login_required`. We answer
+ * login_required (docs/guides/oidc-provider.md "Signing in"): a browser holds one Gatehouse session,
+ * so signing in the hinted person would first sign out the one who is here, on a client's word, and
+ * the client can simply ask again without the hint. Left to the library, the login we hand back for
+ * the person here would end in a code for them, whoever the client expected. The hint itself was
+ * verified by the library when the request came in (its signature, and that it was issued to this
+ * client); the interaction keeps it server-side, so reading its `sub` here needs no second check.
+ * Subjects are public (the user's id): the configuration sets no pairwise subject type.
+ */
+function hintsSomeoneElse(interaction: Interaction, user: User): boolean {
+  const hint = interaction.params['id_token_hint'];
+  if (typeof hint !== 'string') return false;
+  return decodeJwt(hint).sub !== String(user.id);
 }
 
 /** The interaction belongs to whoever is signed in (a consent is never given for someone else). */

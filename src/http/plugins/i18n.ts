@@ -10,12 +10,17 @@ declare module 'fastify' {
     readonly locale: Locale;
     /** Translator fixed to the request's language. */
     readonly t: Translate;
+    /**
+     * The languages a client asked for on the person's behalf (OpenID Connect `ui_locales`, a
+     * space-separated list): the request's language from then on, unless the person chose their own.
+     */
+    preferLocales(list: string): void;
   }
 }
 
 const YEAR_SECONDS = 365 * 24 * 3600;
 
-type WithLocale = FastifyRequest & { gatehouseLocale: Locale | null };
+type WithLocale = FastifyRequest & { gatehouseLocale: Locale | null; gatehouseUiLocales: string | null };
 
 /**
  * Negotiates each request's language (docs/guides/languages.md) when something first needs it — a JSON API answer
@@ -30,6 +35,7 @@ export const i18nPlugin = fp(
         {
           query: langParameter(request),
           cookie: request.cookies['locale'],
+          uiLocales: request.gatehouseUiLocales ?? undefined,
           acceptLanguage: request.headers['accept-language'],
         },
         fallback,
@@ -37,6 +43,13 @@ export const i18nPlugin = fp(
       return request.gatehouseLocale;
     };
     app.decorateRequest('gatehouseLocale', null);
+    app.decorateRequest('gatehouseUiLocales', null);
+    app.decorateRequest('preferLocales', function (this: FastifyRequest, list: string) {
+      const request = this as WithLocale;
+      request.gatehouseUiLocales = list;
+      // Negotiated again on next use, should anything have asked already.
+      request.gatehouseLocale = null;
+    });
     app.decorateRequest('locale', {
       getter(this: FastifyRequest) {
         return localeOf(this as WithLocale);
