@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { HashQueueFullError } from '../../auth/passwords/passwords.ts';
-import { OAUTH_CLIENT_ENDPOINTS } from '../../oauth/provider-config.ts';
 import { ValidationError } from '../../lib/validation.ts';
+import { OAUTH_CLIENT_ENDPOINTS } from '../../oauth/client-endpoints.ts';
 import { AuthenticationError, HttpError, PasswordConfirmationRequiredError } from '../errors.ts';
 import { methodNotAllowed } from '../method-not-allowed.ts';
 import { expectsJson } from '../negotiation.ts';
