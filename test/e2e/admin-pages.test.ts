@@ -3,7 +3,13 @@ import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import { insertPasskey } from '../../src/passkeys/passkeys.repository.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
+import {
+  type ChromiumApp,
+  chromiumSkip,
+  clickAndLoad,
+  closeChromiumApp,
+  openChromiumApp,
+} from '../helpers/chromium.ts';
 import { checkView, eachView, withLang } from '../helpers/screenshots.ts';
 
 /**
@@ -184,10 +190,7 @@ describe('admin panel pages: layout and accessibility in Chromium', { skip: chro
       await page.goto(withLang(`${base}/admin/users/new`, lang));
       await check('admin-invite', lang, width);
       await page.fill('#field-email', 'not an address');
-      await Promise.all([
-        page.waitForLoadState(),
-        page.click('form[action="/admin/users"] button[type=submit]'),
-      ]);
+      await clickAndLoad(page, 'form[action="/admin/users"] button[type=submit]');
       if (lang === 'en')
         assert.equal(await page.title(), '2 errors: Invite a user · Administration · Gatehouse');
       await check('admin-invite-failed', lang, width);

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.ts';
-import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
+import {
+  type ChromiumApp,
+  chromiumSkip,
+  clickAndLoad,
+  closeChromiumApp,
+  openChromiumApp,
+} from '../helpers/chromium.ts';
 import { checkView, eachView, withLang } from '../helpers/screenshots.ts';
 
 /**
@@ -112,10 +118,7 @@ describe('OpenID Connect pages in Chromium', { skip: chromiumSkip() }, () => {
     await eachView(page, async (lang, width) => {
       await page.goto(withLang(`${base}/admin/clients/new`, lang));
       await page.fill('#field-redirect_uris', 'javascript:alert(1)');
-      await Promise.all([
-        page.waitForLoadState(),
-        page.click('form[action="/admin/clients"] button[type=submit]'),
-      ]);
+      await clickAndLoad(page, 'form[action="/admin/clients"] button[type=submit]');
       await checkView(page, 'admin-client-new-failed', lang, width, { maxTabs: 120 });
       await page.goto(withLang(`${base}/admin/clients/${clientId}`, lang));
       await page.locator('details.confirm > summary').last().click();

@@ -2,7 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.ts';
-import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
+import {
+  type ChromiumApp,
+  chromiumSkip,
+  clickAndLoad,
+  closeChromiumApp,
+  openChromiumApp,
+} from '../helpers/chromium.ts';
 import { checkView, eachView, withLang } from '../helpers/screenshots.ts';
 
 /**
@@ -193,10 +199,7 @@ describe('signed-in pages and recoverable flows in Chromium', { skip: chromiumSk
     await page.goto(withLang(`${base}/email/verify`, 'en'));
     await page.click('details.notice-option summary >> nth=0');
     await page.fill('form[action="/user/profile-information"] #field-email', 'not an address');
-    await Promise.all([
-      page.waitForLoadState(),
-      page.click('form[action="/user/profile-information"] button[type=submit]'),
-    ]);
+    await clickAndLoad(page, 'form[action="/user/profile-information"] button[type=submit]');
     assert.match((await page.textContent('#field-email-error')) ?? '', /valid email address/);
     await checkView(page, 'verify-notice-correct-failed', 'en', 1280);
     email = `ada.fixed.${Date.now()}@example.com`;
@@ -221,10 +224,7 @@ describe('signed-in pages and recoverable flows in Chromium', { skip: chromiumSk
     });
     await page.goto(withLang(`${base}/email/verify`, 'en'));
     for (let i = 0; i < 7; i++) {
-      await Promise.all([
-        page.waitForLoadState(),
-        page.click('form[action="/email/verification-notification"] button'),
-      ]);
+      await clickAndLoad(page, 'form[action="/email/verification-notification"] button');
     }
     assert.match(
       (await page.getByRole('alert').textContent()) ?? '',
@@ -259,10 +259,7 @@ describe('signed-in pages and recoverable flows in Chromium', { skip: chromiumSk
         const token = document.querySelector('form[action="/email/verification-notification"] [name=_token]');
         if (token) token.value = 'stale';
       });
-      await Promise.all([
-        page.waitForLoadState(),
-        page.click('form[action="/email/verification-notification"] button'),
-      ]);
+      await clickAndLoad(page, 'form[action="/email/verification-notification"] button');
       assert.equal(
         await page.textContent('h1'),
         lang === 'en' ? 'Page Expired' : await page.textContent('h1'),

@@ -124,8 +124,18 @@ export async function expectNoAxeViolations(page: Page, label: string): Promise<
 /** axe's violations on the page as it is, or null when axe is not in the page. */
 function runAxe(page: Page): Promise<AxeViolation[] | null> {
   return page.evaluate(async (tags) => {
-    const axe = (globalThis as { axe?: { run(o: unknown): Promise<{ violations: unknown[] }> } }).axe;
+    const g = globalThis as unknown as {
+      axe?: { run(o: unknown): Promise<{ violations: unknown[] }> };
+      document: { readyState: string };
+      addEventListener(type: string, listener: () => void, options: { once: boolean }): void;
+    };
+    const { axe } = g;
     if (typeof axe !== 'object') return null;
+    // axe is in a new document from its first line (an init script): a check that comes before the
+    // document has finished loading waits for it, rather than judging a page half parsed.
+    if (g.document.readyState !== 'complete') {
+      await new Promise<void>((resolve) => g.addEventListener('load', resolve, { once: true }));
+    }
     const result = await axe.run({ runOnly: { type: 'tag', values: tags } });
     return result.violations as AxeViolation[];
   }, AXE_TAGS);

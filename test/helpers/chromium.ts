@@ -59,3 +59,15 @@ export async function closeChromiumApp(app: Partial<ChromiumApp> | undefined): P
   await app?.browser?.close();
   await app?.t?.close();
 }
+
+/**
+ * Clicks what submits a form (or follows a link) and waits for the page it leads to to finish loading.
+ * `Promise.all([page.waitForLoadState(), page.click(…)])` does not: the page before the click is loaded
+ * already, so it resolves at once, and a check could run on the next page while it is still being
+ * parsed (an axe check once saw a <label> whose text had not arrived yet).
+ */
+export async function clickAndLoad(page: Page, selector: string): Promise<void> {
+  const loaded = page.waitForEvent('load');
+  await page.click(selector);
+  await loaded;
+}
