@@ -119,8 +119,11 @@ for (const dialect of ['postgres', 'mysql'] as const) {
             .where('id', '=', Number(token.split('|')[0]))
             .execute();
           const answer = await accepted(b, token);
-          if (performance.now() - loaded > keptCheckMs) {
-            assert.ok(attempt < 10, 'the machine never answered within the bound: nothing was measured');
+          // A refusal counts only when B was asked again quickly (later, its listener may have lagged
+          // past what it tolerates and B rightly asked the database); an acceptance is proof however
+          // late it came. A loaded machine makes another attempt.
+          if (!answer && performance.now() - loaded > keptCheckMs) {
+            assert.ok(attempt < 30, 'the machine never answered within the bound: nothing was measured');
             continue;
           }
           assert.equal(answer, true, 'B asked the database: nothing was kept');

@@ -195,8 +195,12 @@ function twoInstances(dialect: 'postgres' | 'mysql', mode: 'notify' | 'off') {
           assert.equal(answer, false);
           return;
         }
-        if (performance.now() - loaded > keptCheckMs) {
-          assert.ok(attempt < 10, 'the machine never answered within the bound: nothing was measured');
+        // A refusal proves that nothing was kept only when B was asked again quickly: later, its listener
+        // may have lagged past what it tolerates (own-ticks.ts), and B rightly asked the database. On a
+        // loaded machine that attempt says nothing, and another is made. An acceptance is proof however
+        // late it came (the row was gone).
+        if (!answer && performance.now() - loaded > keptCheckMs) {
+          assert.ok(attempt < 30, 'the machine never answered within the bound: nothing was measured');
           continue;
         }
         // Still served from memory (this is what proves B keeps answers at all) ...
