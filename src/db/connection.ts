@@ -6,6 +6,7 @@ import type { DatabaseConfig } from '../config.ts';
 import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenFile } from '../lib/private-files.ts';
 import { openMysql } from './mysql.ts';
 import type { Database } from './schema.ts';
+import { SqliteCheckpoints } from './sqlite-checkpoints.ts';
 import { FairSqliteDialect } from './sqlite-dialect.ts';
 import { openSqliteFile } from './sqlite-handles.ts';
 
@@ -54,13 +55,18 @@ function openSqlite(filename: string): DatabaseHandle {
   sqlite.exec('pragma foreign_keys = ON; pragma busy_timeout = 5000');
   const probe = sqlite.prepare('select 1');
   const db = new Kysely<Database>({ dialect: new FairSqliteDialect({ database: sqlite }) });
+  // A busy database copies its WAL back in a thread of its own (db/sqlite-checkpoints.ts).
+  const checkpoints = onDisk ? new SqliteCheckpoints(filename, sqlite) : null;
   return {
     db,
     dialect: 'sqlite',
     async ping() {
       probe.get();
     },
-    close: () => db.destroy(),
+    async close() {
+      await checkpoints?.close();
+      await db.destroy();
+    },
   };
 }
 
