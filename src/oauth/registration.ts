@@ -43,9 +43,16 @@ export async function registerPublicClient(
   // Left out, none: a device-flow client redirects nowhere (RFC 8628); the code flow's need for one is
   // the client rules' (redirect_uris: required), as for clients:create.
   const redirectUris = stringList(m['redirect_uris'] ?? []);
+  // Where RP-initiated logout may send the person back (OIDC RP-Initiated Logout §3.1), by the same rules
+  // as clients:create. A back-channel logout URI is not taken from a self-registering client: Gatehouse
+  // would POST to whatever address an anonymous request named (server-side request forgery).
+  const postLogoutRedirectUris = stringList(m['post_logout_redirect_uris'] ?? []);
   const grantTypes = stringList(m['grant_types'] ?? ['authorization_code']);
   const responseTypes = stringList(m['response_types'] ?? ['code']);
   if (redirectUris === null) return refused('invalid_redirect_uri', 'redirect_uris must be a list of URIs');
+  if (postLogoutRedirectUris === null) {
+    return refused('invalid_client_metadata', 'post_logout_redirect_uris must be a list of URIs');
+  }
   if (grantTypes === null || grantTypes.some((grant) => !PUBLIC_GRANTS.has(grant))) {
     return refused('invalid_client_metadata', `grant_types: only ${[...PUBLIC_GRANTS].join(', ')}`);
   }
@@ -61,7 +68,7 @@ export async function registerPublicClient(
     {
       name,
       redirectUris,
-      postLogoutRedirectUris: [],
+      postLogoutRedirectUris,
       backchannelLogoutUri: null,
       grantTypes,
       scope: scope ?? null,
@@ -79,6 +86,7 @@ export async function registerPublicClient(
       client_id_issued_at: Math.floor(client.createdAt / 1000),
       client_name: client.name,
       redirect_uris: client.redirectUris,
+      post_logout_redirect_uris: client.postLogoutRedirectUris,
       grant_types: client.grantTypes,
       response_types: client.grantTypes.includes('authorization_code') ? ['code'] : [],
       token_endpoint_auth_method: 'none',

@@ -121,6 +121,48 @@ await describeApp(
       assert.equal((await app.services.oauth.clients.list()).length, before, 'nothing registered');
     });
 
+    test('post_logout_redirect_uris are kept by the same rules, and RP-initiated logout may use them', async () => {
+      const app = ctx();
+      const signedOut = 'http://127.0.0.1:7000/signed-out';
+      const response = await register(
+        app,
+        {
+          ...none,
+          redirect_uris: ['http://127.0.0.1:7000/callback'],
+          post_logout_redirect_uris: [signedOut],
+        },
+        '10.0.0.7',
+      );
+      assert.equal(response.statusCode, 201, response.body);
+      const { client_id: clientId, post_logout_redirect_uris: kept } = response.json();
+      assert.deepEqual(kept, [signedOut]);
+      assert.deepEqual((await app.services.oauth.clients.find(clientId))?.postLogoutRedirectUris, [
+        signedOut,
+      ]);
+      const logout = (uri: string) =>
+        app.app.inject({
+          url: `/oauth/logout?${new URLSearchParams({ client_id: clientId, post_logout_redirect_uri: uri })}`,
+          headers: { accept: 'text/html' },
+        });
+      assert.equal((await logout(signedOut)).statusCode, 200, 'the registered URI: the confirmation page');
+      assert.equal((await logout('http://127.0.0.1:7000/elsewhere')).statusCode, 400);
+      // Checked like the CLI's, and refused as metadata (invalid_redirect_uri is for redirect_uris).
+      for (const post_logout_redirect_uris of [
+        ['javascript:alert(1)'],
+        ['https://a.example/#x'],
+        'https://a.example/',
+      ]) {
+        const refused = await register(
+          app,
+          { ...none, redirect_uris: ['https://a.example/cb'], post_logout_redirect_uris },
+          '10.0.0.7',
+        );
+        assert.equal(refused.statusCode, 400, refused.body);
+        assert.equal(refused.json().error, 'invalid_client_metadata');
+        assert.match(refused.json().error_description, /post_logout_redirect_uris/);
+      }
+    });
+
     test('limited per address: the 21st registration in an hour is 429, another address is not', async () => {
       const app = ctx();
       const body = { ...none, redirect_uris: ['https://limited.example/cb'] };

@@ -27,6 +27,7 @@ export const MACHINE_SCHEMAS = {
       client_id_issued_at: { type: 'integer' },
       client_name: string,
       redirect_uris: { type: 'array', items: string },
+      post_logout_redirect_uris: { type: 'array', items: string },
       grant_types: { type: 'array', items: string },
       response_types: { type: 'array', items: string },
       token_endpoint_auth_method: { const: 'none' },
@@ -74,6 +75,7 @@ export const machinePaths: Record<string, Record<string, Op>> = {
         type: 'object',
         properties: {
           redirect_uris: { type: 'array', items: string },
+          post_logout_redirect_uris: { type: 'array', items: string },
           client_name: string,
           grant_types: { type: 'array', items: string },
           response_types: { type: 'array', items: string },
