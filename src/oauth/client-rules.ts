@@ -102,9 +102,12 @@ function uriListProblems(uris: ClientUris): ClientProblem[] {
   }
   // A client with a native app's redirect URIs is registered as one (its loopback port may vary);
   // OpenID Connect then refuses https on a loopback host beside them.
-  const native = redirects.some(isNativeRedirect);
-  if (native && [...redirects, ...postLogout].some(isHttpsLoopback)) {
-    problems.push({ field: 'redirect_uris', problem: 'mixed_loopback' });
+  // The problem is filed at the list that holds the https loopback URI.
+  if (redirects.some(isNativeRedirect)) {
+    if (redirects.some(isHttpsLoopback)) problems.push({ field: 'redirect_uris', problem: 'mixed_loopback' });
+    if (postLogout.some(isHttpsLoopback)) {
+      problems.push({ field: 'post_logout_redirect_uris', problem: 'mixed_loopback' });
+    }
   }
   return problems;
 }

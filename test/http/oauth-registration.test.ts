@@ -161,6 +161,22 @@ await describeApp(
         assert.equal(refused.json().error, 'invalid_client_metadata');
         assert.match(refused.json().error_description, /post_logout_redirect_uris/);
       }
+      // https on a loopback host beside a native app's redirect URIs (OpenID Connect refuses the mix):
+      // refused at the list that holds it.
+      const native = ['http://127.0.0.1:7000/callback'];
+      for (const [body, error, field] of [
+        [
+          { redirect_uris: native, post_logout_redirect_uris: ['https://127.0.0.1/bye'] },
+          'invalid_client_metadata',
+          'post_logout_redirect_uris',
+        ],
+        [{ redirect_uris: [...native, 'https://localhost/cb'] }, 'invalid_redirect_uri', 'redirect_uris'],
+      ] as const) {
+        const refused = await register(app, { ...none, ...body }, '10.0.0.7');
+        assert.equal(refused.statusCode, 400, refused.body);
+        assert.equal(refused.json().error, error, refused.body);
+        assert.match(refused.json().error_description, new RegExp(`^${field}: mixed_loopback`));
+      }
     });
 
     test('limited per address: the 21st registration in an hour is 429, another address is not', async () => {
