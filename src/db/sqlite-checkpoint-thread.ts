@@ -1,12 +1,14 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqliteFile } from './sqlite-handles.ts';
 
-/**
+/*
  * The checkpointing thread of one SQLite database (sqlite-checkpoints.ts starts it from this file's
  * compiled twin in dist/): a connection of its own to the same file that copies what the WAL holds back
- * into the database file every few milliseconds. PASSIVE never waits for a lock nor holds up a reader or
- * a writer of the service's connection; what it cannot copy yet it copies on a later round.
+ * into the database file every `everyMs`. PASSIVE never waits for a lock nor holds up a reader or a
+ * writer of the service's connection; what it cannot copy yet it copies on a later round.
  */
+
+/** What the thread is started with. */
 export interface CheckpointThreadData {
   readonly filename: string;
   readonly everyMs: number;

@@ -52,7 +52,7 @@ export class SqliteCheckpoints {
     this.#look.unref();
   }
 
-  /** Whether the checkpointing thread runs (for tests and the bench). */
+  /** Whether the checkpointing thread runs (test/unit/sqlite-checkpoints.test.ts asks). */
   get threaded(): boolean {
     return this.#thread !== null;
   }
@@ -67,9 +67,13 @@ export class SqliteCheckpoints {
     if (size >= this.#busyBytes) this.#start();
   }
 
-  #start(): void {
+  #stopLooking(): void {
     if (this.#look !== null) clearInterval(this.#look);
     this.#look = null;
+  }
+
+  #start(): void {
+    this.#stopLooking();
     const data: CheckpointThreadData = { filename: this.filename, everyMs: CHECKPOINT_EVERY_MS };
     // No execArgv: the process's flags (--test, an --import) are nothing the thread needs.
     const thread = new Worker(THREAD_FILE, { execArgv: [], workerData: data });
@@ -96,8 +100,7 @@ export class SqliteCheckpoints {
    */
   async close(): Promise<void> {
     this.#closed = true;
-    if (this.#look !== null) clearInterval(this.#look);
-    this.#look = null;
+    this.#stopLooking();
     const thread = this.#thread;
     if (thread === null) return;
     const exited = new Promise<void>((resolve) => thread.once('exit', () => resolve()));

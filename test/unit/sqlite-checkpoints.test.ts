@@ -76,7 +76,7 @@ describe('SQLite checkpoints in a thread of their own', () => {
     assert.equal(existsSync(`${filename}-wal`), false);
   });
 
-  test('a service database on disk closes cleanly with its thread', async () => {
+  test('a service database on disk closes cleanly and leaves no -wal file', async () => {
     const handle = openDatabase({ dialect: 'sqlite', filename: join(folder, 'service.sqlite') });
     await handle.ping();
     await handle.close();
