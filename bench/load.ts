@@ -151,6 +151,24 @@ export function runLoad(load: LoadCase, options: LoadOptions): Promise<Measured>
   return startLoad(load, options).result;
 }
 
+/**
+ * `runLoad`, again for twice as long (up to four times the duration) while a window brought no answer
+ * back: such a window measures nothing (a cold server on a busy machine, as in the CI's one-second smoke
+ * run while other suites hold both cores), and its rate of 0 would make a ratio of Infinity. The result
+ * may still have no answer; the caller decides what that means.
+ */
+export async function measureAnswered(
+  load: LoadCase,
+  options: LoadOptions,
+  log: (line: string) => void,
+): Promise<Measured> {
+  for (let duration = options.duration; ; duration *= 2) {
+    const measured = await runLoad(load, { ...options, duration });
+    if (measured.requests > 0 || measured.unexpected > 0 || duration >= options.duration * 4) return measured;
+    log(`  ${load.name}: no answer within ${duration} s, measuring again for ${duration * 2} s`);
+  }
+}
+
 export function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

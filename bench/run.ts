@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords/passwords.ts';
 import { loadConfig } from '../src/config.ts';
 import { loginRatioByCpu, measureHashRate } from './hash-rate.ts';
-import { type LoadCase, type Measured, round, runLoad } from './load.ts';
+import { type LoadCase, type Measured, measureAnswered, round, runLoad } from './load.ts';
 import { MACHINE_CASES, machineCases } from './machines.ts';
 import { OIDC_CASES, oidcCases, roundTrips } from './oidc.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
@@ -151,11 +151,11 @@ async function main(options: BenchOptions): Promise<void> {
           });
           if (load.settleMs) await sleep(load.settleMs);
         }
-        const measured = await runLoad(load, {
-          connections: options.connections,
-          duration: options.duration,
-          workers: options.workers,
-        });
+        const measured = await measureAnswered(
+          load,
+          { connections: options.connections, duration: options.duration, workers: options.workers },
+          log,
+        );
         log(
           `  ${load.name}: ${measured.rps} req/s, p50 ${measured.p50_ms} ms, p99 ${measured.p99_ms} ms, ` +
             `server CPU ${measured.cpu_us_per_req ?? '?'} µs/request` +
@@ -168,6 +168,8 @@ async function main(options: BenchOptions): Promise<void> {
         if (measured.unexpected > 0) {
           throw new Error(`${load.name}: unexpected answers ${JSON.stringify(measured.statuses)}`);
         }
+        if (measured.requests === 0)
+          throw new Error(`${load.name}: no answer within ${options.duration * 4} s`);
         return measured;
       },
     };

@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { type Measured, measureAnswered } from '../../bench/load.ts';
+
+/**
+ * One-second windows (autocannon ends a load at its next one-second sample) against a server that holds
+ * every request until `holdMs` after the first one arrived; what was measured and what was logged.
+ */
+async function measureSlowStarter(holdMs: number): Promise<{ measured: Measured; lines: string[] }> {
+  let first: number | undefined;
+  const server = createServer((_request, response) => {
+    first ??= Date.now();
+    setTimeout(() => response.end('ok'), Math.max(0, first + holdMs - Date.now()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const lines: string[] = [];
+    const measured = await measureAnswered({ name: 'case', url }, { connections: 2, duration: 1 }, (line) =>
+      lines.push(line),
+    );
+    return { measured, lines };
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
+// The CI's one-second smoke run once met a case whose first window brought no answer back (both cores
+// busy): the run printed a ratio of Infinity and failed. A window without answers is measured again.
+test('a window without an answer is measured again, twice as long', async () => {
+  const { measured, lines } = await measureSlowStarter(1500);
+  assert.deepEqual(lines, ['  case: no answer within 1 s, measuring again for 2 s']);
+  assert.ok(measured.requests > 0 && measured.rps > 0, JSON.stringify(measured));
+});
+
+test('a window with answers is measured once', async () => {
+  const { measured, lines } = await measureSlowStarter(0);
+  assert.deepEqual(lines, []);
+  assert.ok(measured.requests > 0);
+});
