@@ -13,9 +13,11 @@ import { createServices, type ServiceOverrides, type Services } from '../../src/
 import { availableDialects, type DialectName, type TestDatabase } from './databases.ts';
 import { createMigratedDatabase } from './migrated-databases.ts';
 import { checkResponsesAgainstOpenApi } from './openapi.ts';
+import { writeTestSigningKeys } from './signing-keys.ts';
 import { insertUserRow } from './users.ts';
 
-export const TEST_APP_KEY = 'base64:' + Buffer.alloc(32, 7).toString('base64');
+const TEST_APP_KEY_BYTES = Buffer.alloc(32, 7);
+export const TEST_APP_KEY = `base64:${TEST_APP_KEY_BYTES.toString('base64')}`;
 
 /**
  * The argon2id cost of a test app's hasher unless it asks for another: the least argon2 accepts (8 KiB,
@@ -63,6 +65,11 @@ export interface TestAppOptions {
   databaseUrl?: string;
   /** The hasher's argon2id cost (TEST_ARGON2 unless given; overrides.hasher wins over both). */
   argon2?: Argon2Params;
+  /**
+   * The app makes its OpenID signing keys at its first start, as a new installation does. Otherwise a
+   * new database gets the test run's keys (helpers/signing-keys.ts) when the app has the test APP_KEY.
+   */
+  freshSigningKeys?: boolean;
 }
 
 /**
@@ -123,6 +130,9 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     createPasswordHasher(config.hashConcurrency, options.argon2 ?? TEST_ARGON2, config.hashQueueMax);
   const services = createServices(config, { ...options.overrides, hasher });
   await migrateToLatest(services.database.db);
+  if (database !== null && !options.freshSigningKeys && config.appKey.equals(TEST_APP_KEY_BYTES)) {
+    await writeTestSigningKeys(services.database.db, config.appKey);
+  }
   const logs: string[] = [];
   const logStream = new Writable({
     write(chunk, _encoding, done) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sha256Hex } from '../../src/lib/crypto.ts';
-import { describeApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
+import { createTestApp, describeApp, TEST_APP_KEY, type TestApp } from '../helpers/app.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
 
 /**
@@ -354,4 +354,30 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
       .map((key) => key.kid);
     assert.deepEqual(signing.sort(), [...newKids].sort());
   });
+});
+
+// Test apps start with the run's signing keys (helpers/signing-keys.ts); a new installation makes its own.
+test('the first start on a database without signing keys makes an RS256 and an ES256 key of its own', async () => {
+  const fresh = await createTestApp('sqlite', { freshSigningKeys: true });
+  const usual = await createTestApp('sqlite');
+  try {
+    const kids = async (app: TestApp) =>
+      ((await app.app.inject({ url: '/oauth/jwks' })).json().keys as { kid: string; alg: string }[])
+        .map((key) => `${key.alg} ${key.kid}`)
+        .sort();
+    const made = await kids(fresh);
+    assert.deepEqual(
+      made.map((key) => key.split(' ')[0]),
+      ['ES256', 'RS256'],
+    );
+    assert.equal((await fresh.db.selectFrom('oauth_signing_keys').selectAll().execute()).length, 2);
+    const run = await kids(usual);
+    assert.ok(
+      made.every((key) => !run.includes(key)),
+      'made at the start, not the run’s',
+    );
+  } finally {
+    await fresh.close();
+    await usual.close();
+  }
 });
