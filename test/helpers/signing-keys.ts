@@ -13,8 +13,8 @@ import { RUN_ID, runFolder } from './test-run.ts';
 /**
  * The OpenID provider's signing keys for test apps, made once per test run. The provider makes its
  * keys at its first start, a 2048-bit RSA key among them: about 330 ms of CPU on the 2-core CI machine,
- * and the suite starts some 500 apps, each on an empty database — close to a tenth of the suite's CPU
- * time. So the keys are made once (by the production code, signingKeys().ensure(), sealed with the
+ * and the suite starts hundreds of apps (267 in test/http and test/security alone), each on an empty
+ * database. So the keys are made once (by the production code, signingKeys().ensure(), sealed with the
  * test APP_KEY) and written into each new app's database before the app starts. The first process of
  * the run to need them writes them to the run's folder (its own file, renamed into place); the others
  * read that. An app that must make its own, as a new installation does, asks for none
