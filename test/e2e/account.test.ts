@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { TestApp } from '../helpers/app.ts';
-import { type ChromiumApp, chromiumSkip, closeChromiumApp, openChromiumApp } from '../helpers/chromium.ts';
+import {
+  type ChromiumApp,
+  chromiumSkip,
+  closeChromiumApp,
+  focusedId,
+  openChromiumApp,
+} from '../helpers/chromium.ts';
 import {
   ARTIFACTS,
   checkView,
@@ -230,11 +236,7 @@ describe('the account page in Chromium', { skip: chromiumSkip() }, () => {
       await page.textContent('#field-delete-password-error'),
       'The provided password was incorrect.',
     );
-    const focused = await page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id,
-    );
-    assert.equal(focused, 'field-delete-password', 'focus on the field to fix');
+    assert.equal(await focusedId(page), 'field-delete-password', 'focus on the field to fix');
     await page.locator('#delete-account').scrollIntoViewIfNeeded();
     await checkView(page, 'account-delete-wrong', 'en', 1280, { maxTabs: 120 });
 

@@ -7,6 +7,7 @@ import {
   chromiumSkip,
   clickAndLoad,
   closeChromiumApp,
+  focusedId,
   openChromiumApp,
 } from '../helpers/chromium.ts';
 import { checkView, eachView, withLang } from '../helpers/screenshots.ts';
@@ -51,11 +52,7 @@ describe('guest pages: accessibility and layout in Chromium', { skip: chromiumSk
   const submit = (action: string) =>
     Promise.all([page.waitForNavigation(), page.click(`form[action="${action}"] button[type=submit]`)]);
   const title = () => page.title();
-  const focused = () =>
-    page.evaluate(
-      () =>
-        (globalThis as unknown as { document: { activeElement: { id: string } } }).document.activeElement.id,
-    );
+  const focused = () => focusedId(page);
 
   test('login, failed: error count in the title, focus on the e-mail field, the password cleared with a note', async () => {
     await eachView(page, async (lang, width) => {

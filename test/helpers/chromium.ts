@@ -71,3 +71,21 @@ export async function clickAndLoad(page: Page, selector: string): Promise<void> 
   await page.click(selector);
   await loaded;
 }
+
+/**
+ * The id of the element that has focus once the page's `autofocus` has been applied ('' for the body).
+ * Chromium applies `autofocus` in a rendering update, which may come after the `load` event a
+ * navigation waits for: read at once, on a busy CI machine, the focus was still on the body (CI run of
+ * 1100a91, `pages.test.ts`). The spec flushes autofocus candidates before a frame's animation-frame
+ * callbacks, so after two frames it has happened.
+ */
+export async function focusedId(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const g = globalThis as unknown as {
+      requestAnimationFrame(callback: () => void): void;
+      document: { activeElement: { id: string } | null };
+    };
+    await new Promise<void>((resolve) => g.requestAnimationFrame(() => g.requestAnimationFrame(resolve)));
+    return g.document.activeElement?.id ?? '';
+  });
+}
