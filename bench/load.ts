@@ -151,8 +151,11 @@ export function runLoad(load: LoadCase, options: LoadOptions): Promise<Measured>
   return startLoad(load, options).result;
 }
 
+/** measureAnswered's longest window, as a multiple of the duration asked for. */
+export const LONGEST_WINDOW = 4;
+
 /**
- * `runLoad`, again for twice as long (up to four times the duration) while a window brought no answer
+ * `runLoad`, again for twice as long (up to LONGEST_WINDOW times the duration) while a window brought no answer
  * back: such a window measures nothing (a cold server on a busy machine, as in the CI's one-second smoke
  * run while other suites hold both cores), and its rate of 0 would make a ratio of Infinity. The result
  * may still have no answer; the caller decides what that means.
@@ -164,7 +167,8 @@ export async function measureAnswered(
 ): Promise<Measured> {
   for (let duration = options.duration; ; duration *= 2) {
     const measured = await runLoad(load, { ...options, duration });
-    if (measured.requests > 0 || measured.unexpected > 0 || duration >= options.duration * 4) return measured;
+    if (measured.requests > 0 || measured.unexpected > 0 || duration >= options.duration * LONGEST_WINDOW)
+      return measured;
     log(`  ${load.name}: no answer within ${duration} s, measuring again for ${duration * 2} s`);
   }
 }

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createPasswordHasher, OWASP_ARGON2ID } from '../src/auth/passwords/passwords.ts';
 import { loadConfig } from '../src/config.ts';
 import { loginRatioByCpu, measureHashRate } from './hash-rate.ts';
-import { type LoadCase, type Measured, measureAnswered, round, runLoad } from './load.ts';
+import { LONGEST_WINDOW, type LoadCase, type Measured, measureAnswered, round, runLoad } from './load.ts';
 import { MACHINE_CASES, machineCases } from './machines.ts';
 import { OIDC_CASES, oidcCases, roundTrips } from './oidc.ts';
 import { type BenchOptions, parseOptions, USAGE } from './options.ts';
@@ -169,7 +169,7 @@ async function main(options: BenchOptions): Promise<void> {
           throw new Error(`${load.name}: unexpected answers ${JSON.stringify(measured.statuses)}`);
         }
         if (measured.requests === 0)
-          throw new Error(`${load.name}: no answer within ${options.duration * 4} s`);
+          throw new Error(`${load.name}: no answer within ${options.duration * LONGEST_WINDOW} s`);
         return measured;
       },
     };

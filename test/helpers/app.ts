@@ -130,7 +130,7 @@ export async function createTestApp(dialect: DialectName, options: TestAppOption
     createPasswordHasher(config.hashConcurrency, options.argon2 ?? TEST_ARGON2, config.hashQueueMax);
   const services = createServices(config, { ...options.overrides, hasher });
   await migrateToLatest(services.database.db);
-  if (database !== null && !options.freshSigningKeys && config.appKey.equals(TEST_APP_KEY_BYTES)) {
+  if (database !== null && !options.freshSigningKeys) {
     await writeTestSigningKeys(services.database.db, config.appKey);
   }
   const logs: string[] = [];

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -15,7 +15,7 @@ import {
   POSTGRES_ADMIN_URL,
   type TestDatabase,
 } from './databases.ts';
-import { RUN_ID, runDatabasePrefix, runFolder } from './test-run.ts';
+import { RUN_ID, runDatabasePrefix, runFile } from './test-run.ts';
 
 /**
  * A migrated database of its own for one test app, without paying for the migrations each time:
@@ -52,21 +52,9 @@ async function migrate(dialect: DialectName, url: string): Promise<void> {
 
 let sqliteTemplate: Promise<string> | undefined;
 
-/**
- * The run's migrated SQLite file. Test processes that start at once may each migrate one; each writes
- * its own file and renames it into place, so a copy is never taken of a half-written template.
- */
+/** The run's migrated SQLite file (helpers/test-run.ts runFile: never a half-migrated template). */
 function sqliteTemplateFile(): Promise<string> {
-  sqliteTemplate ??= (async () => {
-    const folder = runFolder();
-    const template = join(folder, 'template.sqlite');
-    if (existsSync(template)) return template;
-    mkdirSync(folder, { recursive: true });
-    const building = join(folder, `template.${process.pid}.sqlite`);
-    await migrate('sqlite', `sqlite:${building}`);
-    renameSync(building, template);
-    return template;
-  })();
+  sqliteTemplate ??= runFile('template.sqlite', (path) => migrate('sqlite', `sqlite:${path}`));
   return sqliteTemplate;
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createConnection } from 'mysql2/promise';
@@ -40,6 +40,22 @@ export function runDatabasePrefix(runId = requireRun()): string {
 /** The run's temporary folder (the SQLite template). */
 export function runFolder(runId = requireRun()): string {
   return join(tmpdir(), `gatehouse-run-${runId}`);
+}
+
+/**
+ * The path of the run's file `name` (in runFolder()), made once per run. Test processes that start at
+ * once may each make it: each makes its own (`make` writes the path it is given) and renames it into
+ * place, so no process ever reads a half-written file. Memoise the promise: a process asks once.
+ */
+export async function runFile(name: string, make: (path: string) => Promise<void>): Promise<string> {
+  const folder = runFolder();
+  const file = join(folder, name);
+  if (existsSync(file)) return file;
+  mkdirSync(folder, { recursive: true });
+  const building = join(folder, `${process.pid}.${name}`);
+  await make(building);
+  renameSync(building, file);
+  return file;
 }
 
 const RUN_DATABASE = /^gatehouse_run_([a-z0-9]{13})_/;
