@@ -2,6 +2,7 @@ import type { Db } from '../db/schema.ts';
 import { SLUG_PATTERN } from './org-forms.ts';
 import { findMembership, findOrganizationBySlug } from './orgs.repository.ts';
 import type { OrganizationRow } from './orgs.table.ts';
+import { canDeleteOrganization, canManage } from './policy.ts';
 
 /** An organization as one of its members reaches it, with that member's role. */
 export interface OrgAccess {
@@ -30,6 +31,34 @@ export async function accessOf(
   if (organization === undefined) return null;
   const membership = await findMembership(db, organization.id, userId);
   return membership === undefined ? null : { organization, role: membership.role };
+}
+
+/** What a request sets out to do: manage the organization (rename, invite, change a role) or delete it. */
+export type OrgAttempt = 'manage' | 'delete';
+
+/**
+ * Why `userId` may not even attempt `attempt` on `slug` (and, for a member's new role, on member
+ * `targetId`), or null. Asked before the request's input is validated or a password confirmation
+ * is demanded — the order of Laravel's route binding, authorization, then validation: a non-member gets
+ * the 404 of an unknown slug and a member without the role 403 whatever they sent, never a 422 or a
+ * 423 that answers differently for an organization that exists. The use case asks again, under the
+ * organization's lock, with what only the input tells (the role granted, the last owner).
+ */
+export async function refusalBefore(
+  db: Db,
+  slug: string,
+  userId: number,
+  attempt: OrgAttempt,
+  targetId?: number,
+): Promise<OrgRefusal | null> {
+  const access = await accessOf(db, slug, userId);
+  if (access === null) return 'not_found';
+  const allowed = attempt === 'delete' ? canDeleteOrganization(access.role) : canManage(access.role);
+  if (!allowed) return 'forbidden';
+  if (targetId !== undefined && targetId !== userId) {
+    if ((await findMembership(db, access.organization.id, targetId)) === undefined) return 'not_found';
+  }
+  return null;
 }
 
 /** The organization as audit rows and webhook events name it (docs/reference/audit-actions.md). */

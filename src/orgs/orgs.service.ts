@@ -4,6 +4,7 @@ import type { Config } from '../config.ts';
 import type { Database } from '../db/schema.ts';
 import type { Mailing } from '../mail/mailing.ts';
 import type { User } from '../users/user.ts';
+import { type OrgAttempt, refusalBefore } from './access.ts';
 import { browseOrganizations, organizationRecord } from './directory.ts';
 import type { PresentedInvitation } from './invitation-links.ts';
 import {
@@ -53,6 +54,9 @@ export function createOrgService(deps: OrgServiceDeps) {
     create: (user: User, input: { name: string; slug: string }, audit: AuditContext) =>
       createOrganization(org, user, input, audit),
     detail: (slug: string, userId: number, now: number) => organizationDetail(org, slug, userId, now),
+    /** Whether the user may set out to do this at all (access.ts): asked before the input is read. */
+    refusalBefore: (slug: string, userId: number, attempt: OrgAttempt, targetId?: number) =>
+      refusalBefore(deps.db, slug, userId, attempt, targetId),
     rename: (slug: string, userId: number, name: string, audit: AuditContext) =>
       renameOrganization(org, slug, userId, name, audit),
     delete: (slug: string, userId: number, audit: AuditContext) =>

@@ -34,11 +34,12 @@ function sameAnswer(
 await describeApp(
   'organizations: what others see, forward auth, webhooks',
   (ctx) => {
-    test('a non-member gets exactly the unknown slug’s answer on every /orgs/{slug} route', async () => {
+    test('a non-member gets exactly the unknown slug’s answer on every /orgs/{slug} route, whatever the body', async () => {
       const t = ctx();
       const owner = await person(t);
       const member = await person(t);
       const outsider = await person(t);
+      const unconfirmed = await person(t);
       const org = await createOrg(owner, newSlug('secret'), 'Secret Org');
       await join(t, owner, org.slug, member);
       const { invitation } = await invite(t, owner, org.slug, 'pending@example.com');
@@ -47,6 +48,12 @@ await describeApp(
       const routes: [string, string, object?][] = [
         ['GET', ''],
         ['PUT', '', { name: 'Mine now' }],
+        // Bodies that fail validation: still 404, never the 422 that would come first (Laravel binds
+        // and authorizes before it validates).
+        ['PUT', '', { name: '' }],
+        ['POST', '/invitations', { email: 'not an address', role: 'no such role' }],
+        ['PUT', `/members/${member.user.id}`, { role: 'no such role' }],
+        ['PUT', '/members/me', {}],
         ['DELETE', ''],
         ['GET', '/roles'],
         ['GET', '/invitations'],
@@ -72,6 +79,13 @@ await describeApp(
           assert.ok(!page.body.includes('Secret Org'));
         }
       }
+      // Without a recent password confirmation: 404 too, not the 423 that asks for one.
+      const deleted = await unconfirmed.json('DELETE', `/orgs/${org.slug}`);
+      assert.equal(deleted.statusCode, 404, deleted.body);
+      sameAnswer(deleted, await unconfirmed.json('DELETE', `/orgs/${unknown}`), 'DELETE unconfirmed', [
+        org.slug,
+        unknown,
+      ]);
       // Nothing changed.
       const detail = (await owner.json('GET', `/orgs/${org.slug}`)).json();
       assert.equal(detail.name, 'Secret Org');

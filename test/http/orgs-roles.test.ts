@@ -35,6 +35,13 @@ await describeEachDialect(
           await who.json('PUT', `/orgs/${org.slug}/members/${owner.user.id}`, { role: 'member' }),
           await who.json('PUT', `/orgs/${org.slug}/members/me`, { role: 'admin' }),
           await who.json('DELETE', `/orgs/${org.slug}/members/${owner.user.id}`),
+          // Bodies that fail validation, and a delete without a password confirmation: 403 all the
+          // same, before any 422 or 423.
+          await who.json('PUT', `/orgs/${org.slug}`, { name: '' }),
+          await who.json('POST', `/orgs/${org.slug}/invitations`, { email: 'bad', role: 'no such role' }),
+          await who.json('PUT', `/orgs/${org.slug}/members/${owner.user.id}`, { role: 'no such role' }),
+          await who.json('PUT', `/orgs/${org.slug}/members/me`, {}),
+          await who.json('DELETE', `/orgs/${org.slug}`),
         ];
         for (const answer of answers) {
           assert.equal(answer.statusCode, 403, answer.body);

@@ -6,7 +6,7 @@ import { formRoute } from '../form-methods.ts';
 import { validateForm } from '../pages.ts';
 import { auditContext } from '../request-context.ts';
 import type { FormState } from '../views/forms.ts';
-import { done, memberParam, ORG_GUARDS, refuse, slugParam } from './support.ts';
+import { done, mayAttempt, memberParam, ORG_GUARDS, refuse, slugParam } from './support.ts';
 import { orgView } from './view-context.ts';
 import { membersPage } from './views/members.ts';
 
@@ -23,7 +23,8 @@ export async function memberRoutes(app: FastifyInstance) {
     return org === null ? null : membersPage(await orgView(request), org, orgs.roles.names, options);
   };
 
-  formRoute(app, 'PUT', '/orgs/:slug/members/:user', [web], async (request, reply) => {
+  const changing = [web, mayAttempt('manage', { member: true })];
+  formRoute(app, 'PUT', '/orgs/:slug/members/:user', changing, async (request, reply) => {
     const slug = slugParam(request);
     const member = memberParam(request);
     const validated = await validateForm(

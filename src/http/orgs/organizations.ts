@@ -10,7 +10,7 @@ import { auditContext } from '../request-context.ts';
 import { requireVerifiedEmail } from '../verified-email.ts';
 import type { FormState } from '../views/forms.ts';
 import { detailJson } from './json.ts';
-import { done, ORG_GUARDS, refuse, slugParam } from './support.ts';
+import { done, mayAttempt, ORG_GUARDS, refuse, slugParam } from './support.ts';
 import { orgView } from './view-context.ts';
 import { organizationsPage } from './views/list.ts';
 import { membersPage } from './views/members.ts';
@@ -69,7 +69,7 @@ export async function organizationRoutes(app: FastifyInstance) {
     return sendPage(reply, membersPage(await orgView(request), org, orgs.roles.names));
   });
 
-  formRoute(app, 'PUT', '/orgs/:slug', [web], async (request, reply) => {
+  formRoute(app, 'PUT', '/orgs/:slug', [web, mayAttempt('manage')], async (request, reply) => {
     const slug = slugParam(request);
     const validated = await validateForm(
       request,
@@ -85,8 +85,10 @@ export async function organizationRoutes(app: FastifyInstance) {
     return done(request, reply, `/orgs/${slug}`, request.t('orgs.renamed'));
   });
 
-  // docs/guides/account.md's password confirmation first (423, or the confirmation form and back).
-  formRoute(app, 'DELETE', '/orgs/:slug', [web, requirePasswordConfirmation], async (request, reply) => {
+  // Owners only (404 / 403 first), then docs/guides/account.md's password confirmation (423, or the
+  // confirmation form and back).
+  const deleting = [web, mayAttempt('delete'), requirePasswordConfirmation];
+  formRoute(app, 'DELETE', '/orgs/:slug', deleting, async (request, reply) => {
     const result = await orgs.delete(slugParam(request), request.identity!.user.id, auditContext(request));
     if (result !== 'deleted') return refuse(request, reply, result, 'organization', async () => null);
     return done(request, reply, '/orgs', request.t('orgs.deleted'));

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { parseId } from '../../db/ids.ts';
 import type { Html } from '../../lib/html.ts';
 import { validationError } from '../../lib/validation.ts';
-import type { OrgRefusal } from '../../orgs/access.ts';
+import type { OrgAttempt, OrgRefusal } from '../../orgs/access.ts';
 import type { MemberRef } from '../../orgs/members.ts';
 import { ForbiddenError, NotFoundError } from '../errors.ts';
 import { expectsJson } from '../negotiation.ts';
@@ -31,6 +31,23 @@ export function idParam(request: FastifyRequest): number {
   const id = parseId((request.params as { id?: unknown }).id);
   if (id === null) throw new NotFoundError();
   return id;
+}
+
+/**
+ * preHandler (after the web guard): the signed-in user may set out to do `attempt` on the URL's
+ * organization — and, with `member`, the URL's `{user}` is one of its members. 404 / 403 here, before
+ * the body is validated or a password confirmation is asked for (orgs/access.ts refusalBefore says why).
+ */
+export function mayAttempt(attempt: OrgAttempt, options: { member?: boolean } = {}) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const userId = request.identity!.user.id;
+    const member = options.member ? memberParam(request) : undefined;
+    const targetId = member === 'me' ? userId : member;
+    const { orgs } = request.server.services;
+    const refusal = await orgs.refusalBefore(slugParam(request), userId, attempt, targetId);
+    if (refusal === 'not_found') throw new NotFoundError();
+    if (refusal === 'forbidden') throw new ForbiddenError();
+  };
 }
 
 /**
