@@ -105,6 +105,21 @@ await describeEachDialect(
       assert.equal(await auditCount(t, 'org.invitation.accepted', invitee.user.id), 1);
     });
 
+    test('a JSON client may post to the mailed URL itself, the link’s parts in its query', async () => {
+      const t = ctx();
+      const owner = await person(t);
+      const invitee = await person(t);
+      const stranger = await person(t);
+      const org = await createOrg(owner);
+      const { link } = await invite(t, owner, org.slug, invitee.user.email);
+      const other = await stranger.json('POST', `${link.pathname}${link.search}`, {});
+      assert.equal(other.statusCode, 403);
+      assert.match(other.json().message, /another/, 'read as the link it is, sent to someone else');
+      const accepted = await invitee.json('POST', `${link.pathname}${link.search}`, {});
+      assert.equal(accepted.statusCode, 201, accepted.body);
+      assert.equal((await rolesIn(t, org.id))[invitee.user.id], 'member');
+    });
+
     test('takeovers: another account, an unverified address, forged, unsigned, altered, cancelled, expired', async () => {
       const t = ctx();
       const owner = await person(t);

@@ -58,8 +58,10 @@ export async function acceptRoutes(app: FastifyInstance) {
     return sendPage(reply, invitationPage(await orgView(request), status, fields(link)));
   });
 
+  // The page's form posts the link's parts as fields; a JSON client may post to the mailed URL itself,
+  // its parts in the query. A field sent in the body wins.
   app.post('/org-invitations/:id', { preHandler: [web] }, async (request, reply) => {
-    const link = presented(request, formBody(request));
+    const link = presented(request, { ...(request.query as Record<string, unknown>), ...formBody(request) });
     const result = await orgs.accept(link, request.identity!.user, auditContext(request));
     if (result.status !== 'accepted' && result.status !== 'already_member') {
       return refused(request, reply, result.status, link);
