@@ -118,7 +118,7 @@ await describeApp(
       assert.equal(second.finish?.headers.location, '/profile/security#linked-accounts');
       assert.match(
         (await browser.get('/profile/security')).body,
-        /Your account is already linked to a Google account/,
+        /Your account is already linked to Google\. Unlink that account first/,
       );
       assert.equal((await linked(browser)).length, 1);
       assert.equal((await new Browser(t.app).get('/auth/google?link=1')).headers.location, '/login');
