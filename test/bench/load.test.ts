@@ -41,3 +41,44 @@ test('a window with answers is measured once', async () => {
   assert.deepEqual(lines, []);
   assert.ok(measured.requests > 0);
 });
+
+// The CI's smoke run measured the token logins again at once after a window without answers: the
+// server still held the first window's logins, the second window's joined them past HASH_QUEUE_MAX and
+// were answered 503. The window measured again starts once what the last one left is answered.
+test('a window measured again starts after the server has answered what the last one left', async () => {
+  // One request at a time, 1.2 s each; a request arriving while three wait or run is refused (503).
+  const queue: (() => void)[] = [];
+  let busy = false;
+  const next = () => {
+    const work = queue.shift();
+    busy = work !== undefined;
+    if (work)
+      setTimeout(() => {
+        work();
+        next();
+      }, 1200);
+  };
+  const server = createServer((_request, response) => {
+    if (queue.length + (busy ? 1 : 0) >= 3) {
+      response.statusCode = 503;
+      response.end();
+      return;
+    }
+    queue.push(() => response.end('ok'));
+    if (!busy) next();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const lines: string[] = [];
+    const measured = await measureAnswered({ name: 'case', url }, { connections: 2, duration: 1 }, (line) =>
+      lines.push(line),
+    );
+    assert.deepEqual(lines, ['  case: no answer within 1 s, measuring again for 2 s']);
+    assert.equal(measured.unexpected, 0, JSON.stringify(measured.statuses));
+    assert.ok(measured.requests > 0, JSON.stringify(measured));
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+});
