@@ -1,19 +1,15 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
 import { type Measured, measureAnswered } from '../../bench/load.ts';
 
 /**
- * One-second windows (autocannon ends a load at its next one-second sample) against a server that holds
- * every request until `holdMs` after the first one arrived; what was measured and what was logged.
+ * One-second windows (autocannon ends a load at its next one-second sample, 2 connections) against a
+ * server answering with `handler`; what was measured and what was logged.
  */
-async function measureSlowStarter(holdMs: number): Promise<{ measured: Measured; lines: string[] }> {
-  let first: number | undefined;
-  const server = createServer((_request, response) => {
-    first ??= Date.now();
-    setTimeout(() => response.end('ok'), Math.max(0, first + holdMs - Date.now()));
-  });
+async function measureAgainst(handler: RequestListener): Promise<{ measured: Measured; lines: string[] }> {
+  const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
@@ -26,6 +22,15 @@ async function measureSlowStarter(holdMs: number): Promise<{ measured: Measured;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
   }
+}
+
+/** A server that holds every request until `holdMs` after the first one arrived. */
+function measureSlowStarter(holdMs: number) {
+  let first: number | undefined;
+  return measureAgainst((_request, response) => {
+    first ??= Date.now();
+    setTimeout(() => response.end('ok'), Math.max(0, first + holdMs - Date.now()));
+  });
 }
 
 // The CI's one-second smoke run once met a case whose first window brought no answer back (both cores
@@ -58,7 +63,7 @@ test('a window measured again starts after the server has answered what the last
         next();
       }, 1200);
   };
-  const server = createServer((_request, response) => {
+  const { measured, lines } = await measureAgainst((_request, response) => {
     if (queue.length + (busy ? 1 : 0) >= 3) {
       response.statusCode = 503;
       response.end();
@@ -67,18 +72,7 @@ test('a window measured again starts after the server has answered what the last
     queue.push(() => response.end('ok'));
     if (!busy) next();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-    const lines: string[] = [];
-    const measured = await measureAnswered({ name: 'case', url }, { connections: 2, duration: 1 }, (line) =>
-      lines.push(line),
-    );
-    assert.deepEqual(lines, ['  case: no answer within 1 s, measuring again for 2 s']);
-    assert.equal(measured.unexpected, 0, JSON.stringify(measured.statuses));
-    assert.ok(measured.requests > 0, JSON.stringify(measured));
-  } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  }
+  assert.deepEqual(lines, ['  case: no answer within 1 s, measuring again for 2 s']);
+  assert.equal(measured.unexpected, 0, JSON.stringify(measured.statuses));
+  assert.ok(measured.requests > 0, JSON.stringify(measured));
 });
