@@ -38,7 +38,8 @@ export const commands: readonly Command[] = [
       trusted: 'First-party: signs people in without the consent screen',
       grant:
         'authorization_code, refresh_token (default: both), client_credentials (confidential, no redirect URI needed) or urn:ietf:params:oauth:grant-type:device_code',
-      scope: 'The scopes it may ask for (default: "openid profile email offline_access")',
+      scope:
+        'The scopes it may ask for (default: "openid profile email", and offline_access with refresh tokens)',
       'post-logout-redirect-uri': 'Where RP-initiated logout may return to (https, or http on loopback)',
       'backchannel-logout-uri': 'Where logout notices are POSTed when a session ends',
       json: 'Print the result as JSON',

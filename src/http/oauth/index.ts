@@ -6,7 +6,7 @@ import { oauthCors } from '../plugins/cors.ts';
 import { auditContext } from '../request-context.ts';
 import { connectedAppRoutes } from './connected-apps.ts';
 import { DEVICE_CODE_GRANT, devicePollInterval } from './device-polling.ts';
-import { grantTypeNotAllowed } from './grant-errors.ts';
+import { describedAuthorizationErrors, grantTypeNotAllowed } from './grant-errors.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { introspectionDirect } from './introspection-direct.ts';
 import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
@@ -55,6 +55,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       // Outside the answers' rewrites below, so it counts the error the client was given.
       tokenMetrics(app.services.metrics),
       grantTypeNotAllowed(),
+      describedAuthorizationErrors(),
       devicePollInterval(),
       registrationInDiscovery(config.oidc.dynamicRegistration, config.oidc.issuer),
       rpInitiatedLogout(oauth.queueLogoutNotices),
