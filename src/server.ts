@@ -2,6 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { ConfigError, loadConfig } from './config.ts';
 import { migrateToLatest } from './db/migrator.ts';
 import { trustProxyWarning } from './http/trust-proxy.ts';
+import { preloadForRequests } from './lib/packages-on-demand.ts';
 import { tightenDirectory } from './lib/private-files.ts';
 import { nextSteps } from './next-steps.ts';
 import { createServices } from './services.ts';
@@ -47,6 +48,7 @@ export async function serve(): Promise<void> {
   // Asked before listening: from `listen` on, nothing here awaits, so a SIGTERM at any moment after it
   // (a process manager stopping a fresh start) meets the graceful shutdown below.
   const adminExists = (await services.admin.ownerId()) !== null;
+  await preloadForRequests();
   await app.listen({ host: config.host, port: config.port });
   let closing = false;
   const shutdown = (signal: string) => {

@@ -1,4 +1,3 @@
-import { Redis } from 'ioredis';
 import { createAccountService } from './account/account.service.ts';
 import type { AccountDeletionDeps } from './account/account-deletion.ts';
 import { signInMethods } from './account/sign-in-methods.ts';
@@ -21,6 +20,7 @@ import { redirectTarget } from './forward-auth/redirect-target.ts';
 import { createI18n } from './i18n/i18n.ts';
 import { createIdentityService } from './identities/identities.service.ts';
 import { type Clock, systemClock } from './lib/clock.ts';
+import { loadIoredis } from './lib/packages-on-demand.ts';
 import type { MailTerminal } from './mail/log-transport.ts';
 import { createMailer } from './mail/mailer.ts';
 import { createMailing } from './mail/mailing.ts';
@@ -71,7 +71,11 @@ export function createServices(config: Config, overrides: ServiceOverrides = {})
   const clock = overrides.clock ?? systemClock;
   // Connected on first use: a CLI command that never touches Redis never opens a connection.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true })
+    ? new (loadIoredis().Redis)(config.redisUrl, {
+        lazyConnect: true,
+        maxRetriesPerRequest: 2,
+        enableOfflineQueue: true,
+      })
     : null;
   // Without a listener ioredis would crash the process on a connection error; /ready reports it instead.
   redis?.on('error', () => {});

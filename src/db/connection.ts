@@ -1,8 +1,8 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { Kysely, type Dialect as KyselyDialect, PostgresDialect } from 'kysely';
-import pg from 'pg';
 import type { DatabaseConfig } from '../config.ts';
+import { loadPg } from '../lib/packages-on-demand.ts';
 import { PRIVATE_DIRECTORY, PRIVATE_FILE, tightenFile } from '../lib/private-files.ts';
 import { openMysql } from './mysql.ts';
 import type { Database } from './schema.ts';
@@ -19,9 +19,6 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
-
-// int8 (COUNT(*), bigint timestamps) arrives as a string by default; our values fit in a double.
-pg.types.setTypeParser(20, (value) => Number(value));
 
 /** Wraps a server database's Kysely dialect (AUTH_CACHE=notify hears writes there: auth/cache/). */
 export type WatchDialect = (dialect: KyselyDialect) => KyselyDialect;
@@ -87,7 +84,7 @@ function prepareSqliteFile(filename: string): void {
 }
 
 function openPostgres(url: string, watch: WatchDialect): DatabaseHandle {
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
+  const pool = new (loadPg().Pool)({ connectionString: url, max: 10, connectionTimeoutMillis: 5000 });
   // A dropped idle connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = new Kysely<Database>({ dialect: watch(new PostgresDialect({ pool })) });

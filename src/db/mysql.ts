@@ -1,5 +1,5 @@
 import { Kysely, MysqlAdapter, MysqlDialect, MysqlQueryCompiler, type ReturningNode, sql } from 'kysely';
-import { createPool } from 'mysql2';
+import { loadMysql2 } from '../lib/packages-on-demand.ts';
 import type { DatabaseHandle, WatchDialect } from './connection.ts';
 import type { Database } from './schema.ts';
 
@@ -19,7 +19,7 @@ const SESSION_SETUP = [
 ];
 
 export function openMysql(url: string, watch: WatchDialect = (dialect) => dialect): DatabaseHandle {
-  const pool = createPool({
+  const pool = loadMysql2().createPool({
     uri: url,
     connectionLimit: 10,
     connectTimeout: 5000,

@@ -1,12 +1,12 @@
-import {
-  generateAuthenticationOptions,
-  type PublicKeyCredentialRequestOptionsJSON,
+import type {
+  PublicKeyCredentialRequestOptionsJSON,
   verifyAuthenticationResponse,
 } from '@simplewebauthn/server';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import type { UserProvider } from '../auth/guards/guards.ts';
 import { recordLoginSucceeded } from '../auth/login/login.ts';
 import { safeEqual, sha256Hex } from '../lib/crypto.ts';
+import { loadWebAuthn } from '../lib/packages-on-demand.ts';
 import { hasConfirmedTwoFactor } from '../two-factor/two-factor.repository.ts';
 import type { User } from '../users/user.ts';
 import { CHALLENGE_TTL_MS, issueChallenge, spendChallenge } from './challenges.ts';
@@ -26,6 +26,7 @@ export async function loginOptions(
   now: number,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const challenge = await issueChallenge(deps.db, { sessionBinding, purpose: 'login', userId: null }, now);
+  const { generateAuthenticationOptions } = await loadWebAuthn();
   return generateAuthenticationOptions({
     rpID: deps.relyingParty.id,
     challenge: Buffer.from(challenge, 'base64url'),
@@ -89,9 +90,10 @@ export async function verifyPasskeyLogin(
   if (user === null || !provider.accepts(user)) return failed('user', passkey);
 
   const storedCounter = Number(passkey.counter);
+  const { verifyAuthenticationResponse: verify } = await loadWebAuthn();
   let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
   try {
-    verified = await verifyAuthenticationResponse({
+    verified = await verify({
       response,
       expectedChallenge: challenge,
       expectedOrigin: deps.relyingParty.origin,

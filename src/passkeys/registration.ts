@@ -1,11 +1,11 @@
-import {
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
+import type {
+  PublicKeyCredentialCreationOptionsJSON,
   verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import { type AuditContext, recordAudit } from '../audit/audit.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { sha256Hex } from '../lib/crypto.ts';
+import { loadWebAuthn } from '../lib/packages-on-demand.ts';
 import type { User } from '../users/user.ts';
 import { CHALLENGE_TTL_MS, issueChallenge, spendChallenge } from './challenges.ts';
 import { queuePasskeyNotice } from './mails.ts';
@@ -35,6 +35,7 @@ export async function registrationOptions(
     { sessionBinding, purpose: 'register', userId: user.id },
     now,
   );
+  const { generateRegistrationOptions } = await loadWebAuthn();
   return generateRegistrationOptions({
     rpName: deps.relyingParty.name,
     rpID: deps.relyingParty.id,
@@ -77,9 +78,10 @@ export async function registerPasskey(
   const owner = { sessionBinding, purpose: 'register' as const, userId: user.id };
   if (!(await spendChallenge(deps.db, challenge, owner, audit.now))) return { status: 'invalid' };
 
+  const { verifyRegistrationResponse: verify } = await loadWebAuthn();
   let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
   try {
-    verified = await verifyRegistrationResponse({
+    verified = await verify({
       response,
       expectedChallenge: challenge,
       expectedOrigin: deps.relyingParty.origin,

@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
-import pg from 'pg';
 import type { DatabaseConfig } from '../../src/config.ts';
+import { loadMysql2Promise, loadPg } from '../../src/lib/packages-on-demand.ts';
 
 export type DialectName = 'sqlite' | 'postgres' | 'mysql';
 
@@ -31,7 +30,10 @@ export function postgresAvailable(): Promise<boolean> {
   postgresUp ??= (async () => {
     // A server that is down refuses at once; the wait is for one that is merely slow to answer (a
     // machine loaded by other work), which must not count as absent under REQUIRE_SERVICES=1.
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 10_000 });
+    const client = new (loadPg().Client)({
+      connectionString: POSTGRES_ADMIN_URL,
+      connectionTimeoutMillis: 10_000,
+    });
     try {
       await client.connect();
       await client.query('select 1');
@@ -50,7 +52,10 @@ let mysqlUp: Promise<boolean> | undefined;
 export function mysqlAvailable(): Promise<boolean> {
   mysqlUp ??= (async () => {
     try {
-      const connection = await createConnection({ uri: MYSQL_ADMIN_URL, connectTimeout: 10_000 });
+      const connection = await loadMysql2Promise().createConnection({
+        uri: MYSQL_ADMIN_URL,
+        connectTimeout: 10_000,
+      });
       await connection.query('select 1');
       await connection.end();
       return true;
@@ -63,7 +68,7 @@ export function mysqlAvailable(): Promise<boolean> {
 
 /** One statement on the MySQL server as its admin account (create/drop database). */
 export async function mysqlAdmin(statement: string): Promise<void> {
-  const connection = await createConnection({ uri: MYSQL_ADMIN_URL });
+  const connection = await loadMysql2Promise().createConnection({ uri: MYSQL_ADMIN_URL });
   try {
     await connection.query(statement);
   } finally {
@@ -85,7 +90,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   }
   if (dialect === 'mysql') return createMysqlDatabase();
   const name = `gatehouse_test_${randomBytes(6).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  const admin = new (loadPg().Client)({ connectionString: POSTGRES_ADMIN_URL });
   await admin.connect();
   await admin.query(`create database ${name}`);
   await admin.end();
@@ -94,7 +99,7 @@ export async function createTestDatabase(dialect: DialectName): Promise<TestData
   return {
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      const client = new (loadPg().Client)({ connectionString: POSTGRES_ADMIN_URL });
       await client.connect();
       await client.query(`drop database if exists ${name} with (force)`);
       await client.end();

@@ -1,6 +1,5 @@
-import { createConnection } from 'mysql2/promise';
-import pg from 'pg';
 import { openSqliteFile } from '../../src/db/sqlite-handles.ts';
+import { loadMysql2Promise, loadPg } from '../../src/lib/packages-on-demand.ts';
 import { createTestDatabase, type DialectName, type TestDatabase } from './databases.ts';
 
 /**
@@ -128,7 +127,7 @@ async function runner(dialect: DialectName, url: string): Promise<Runner> {
     );
   }
   if (dialect === 'postgres') {
-    const client = new pg.Client({ connectionString: url });
+    const client = new (loadPg().Client)({ connectionString: url });
     await client.connect();
     return Object.assign(
       async (statement: string, values: unknown[]) => void (await client.query(statement, values)),
@@ -139,7 +138,7 @@ async function runner(dialect: DialectName, url: string): Promise<Runner> {
   }
   // Like Laravel's MySQL connection (no 'timezone' in config/database.php): the server's own session
   // time zone, which the import reads back with too.
-  const connection = await createConnection({ uri: url });
+  const connection = await loadMysql2Promise().createConnection({ uri: url });
   return Object.assign(
     async (statement: string, values: unknown[]) => void (await connection.query(statement, values)),
     {

@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
-import pg from 'pg';
+import type pg from 'pg';
 import { openDatabase } from '../../src/db/connection.ts';
 import { migrateToLatest } from '../../src/db/migrator.ts';
+import { loadMysql2Promise, loadPg } from '../../src/lib/packages-on-demand.ts';
 import {
   createTestDatabase,
   type DialectName,
@@ -67,7 +67,7 @@ async function sqliteCopy(): Promise<TestDatabase> {
 }
 
 async function postgresAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  const client = new (loadPg().Client)({ connectionString: POSTGRES_ADMIN_URL });
   await client.connect();
   try {
     return await work(client);
@@ -156,7 +156,10 @@ async function mysqlFromPool(): Promise<TestDatabase> {
  * ones are skipped.)
  */
 async function emptyMysql(name: string): Promise<void> {
-  const connection = await createConnection({ uri: mysqlUrl(name), multipleStatements: true });
+  const connection = await loadMysql2Promise().createConnection({
+    uri: mysqlUrl(name),
+    multipleStatements: true,
+  });
   try {
     const [rows] = await connection.query(
       "select table_name as name, auto_increment as next from information_schema.tables where table_schema = ? and table_type = 'BASE TABLE' and table_name not in ('migrations', 'migrations_lock')",

@@ -1,11 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { loadIoredis } from '../../src/lib/packages-on-demand.ts';
 import { REDIS_TEST_URL, requireServices } from './databases.ts';
 
 let redisUp: Promise<boolean> | undefined;
 
 function connect(): Redis {
-  return new Redis(REDIS_TEST_URL, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  return new (loadIoredis().Redis)(REDIS_TEST_URL, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
 }
 
 export function redisAvailable(): Promise<boolean> {

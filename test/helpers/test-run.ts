@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createConnection } from 'mysql2/promise';
-import pg from 'pg';
+import { loadMysql2Promise, loadPg } from '../../src/lib/packages-on-demand.ts';
 import { MYSQL_ADMIN_URL, mysqlAvailable, POSTGRES_ADMIN_URL, postgresAvailable } from './databases.ts';
 
 /**
@@ -75,7 +74,7 @@ export async function removeRunData(finished: string, now = Date.now()): Promise
     return runId !== undefined && isDone(runId, finished, now);
   };
   if (await postgresAvailable()) {
-    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    const client = new (loadPg().Client)({ connectionString: POSTGRES_ADMIN_URL });
     await client.connect();
     try {
       const { rows } = await client.query<{ name: string }>(
@@ -88,7 +87,7 @@ export async function removeRunData(finished: string, now = Date.now()): Promise
     }
   }
   if (await mysqlAvailable()) {
-    const connection = await createConnection({ uri: MYSQL_ADMIN_URL });
+    const connection = await loadMysql2Promise().createConnection({ uri: MYSQL_ADMIN_URL });
     try {
       const [rows] = await connection.query("show databases like 'gatehouse\\_run\\_%'");
       const names = (rows as Record<string, string>[]).map((row) => Object.values(row)[0]!);

@@ -1,5 +1,6 @@
 import { CompiledQuery, type DatabaseConnection } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { loadPg } from '../../lib/packages-on-demand.ts';
 import { type ChannelListener, decodeTables, encodeTables, type InvalidationChannel } from './channel.ts';
 import { ownTicks } from './own-ticks.ts';
 
@@ -67,7 +68,7 @@ export function postgresChannel(
 
   const connect = async () => {
     if (closed || client !== null) return;
-    const next = new pg.Client({
+    const next = new (loadPg().Client)({
       connectionString: url,
       connectionTimeoutMillis: 5_000,
       keepAlive: true,

@@ -1,8 +1,7 @@
 import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
-import { createPool } from 'mysql2';
-import pg from 'pg';
 import type { DatabaseConfig } from '../../config.ts';
 import { openSqliteKeptStatements } from '../../db/sqlite-handles.ts';
+import { loadMysql2, loadPg } from '../../lib/packages-on-demand.ts';
 
 /**
  * A Laravel application's database, opened only to be read. Laravel's own migrations made these
@@ -195,6 +194,7 @@ function readOnlyDialect(config: DatabaseConfig) {
       });
     case 'postgres': {
       const textTimestamps = new Set([1082, 1114, 1184]); // date, timestamp, timestamptz
+      const pg = loadPg();
       const pool = new pg.Pool({
         connectionString: config.url,
         max: 1,
@@ -211,7 +211,7 @@ function readOnlyDialect(config: DatabaseConfig) {
       return new PostgresDialect({ pool });
     }
     case 'mysql': {
-      const pool = createPool({
+      const pool = loadMysql2().createPool({
         uri: config.url,
         connectionLimit: 1,
         connectTimeout: 10_000,

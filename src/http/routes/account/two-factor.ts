@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
+import { loadQrcode } from '../../../lib/packages-on-demand.ts';
 import { field, rules, type Schema, validate, validationError } from '../../../lib/validation.ts';
 import { HttpError } from '../../errors.ts';
 import { formRoute } from '../../form-methods.ts';
@@ -156,5 +156,5 @@ export async function twoFactorRoutes(app: FastifyInstance) {
 
 /** The key URI as an SVG QR code (medium error correction: still reads from a slightly blurred screen). */
 function qrSvg(url: string): Promise<string> {
-  return QRCode.toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
+  return loadQrcode().toString(url, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
 }
