@@ -6,6 +6,7 @@ import Fastify, {
   type FastifyReply,
   LogController,
 } from 'fastify';
+import { clientErrorHandler } from './http/client-errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { authPlugin } from './http/plugins/auth.ts';
 import { authBudgetPlugin } from './http/plugins/auth-budget.ts';
@@ -50,6 +51,7 @@ export async function buildApp(services: Services, options: BuildOptions = {}): 
     trustProxy: fastifyTrustProxy(config.trustProxy),
     bodyLimit: config.bodyLimitBytes,
     ...requestDeadlines(config.requestTimeoutSeconds),
+    clientErrorHandler,
     // Keys like __proto__ or constructor.prototype in a JSON body are refused (400), not merged.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',

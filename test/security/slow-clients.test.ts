@@ -97,3 +97,38 @@ test('slow clients: the default deadline is 30 s for headers and the whole reque
   assert.equal(server.requestTimeout, 30_000);
   assert.equal(server.headersTimeout, 30_000);
 });
+
+/** Sends `raw` on a new connection and returns everything the server wrote until it closed. */
+function exchange(port: number, raw: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(raw));
+    let received = '';
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(received));
+  });
+}
+
+// Node answers these before any route: in the `{"message"}` shape of every other error, not Fastify's
+// `{"error", "message", "statusCode"}` (an acceptance run met it with a 20 KB `state` on /oauth/authorize).
+test('headers too large and requests that do not parse: 431 and 400 as JSON messages, then closed', async () => {
+  await defaults!.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = defaults!.app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  const huge = await exchange(
+    port,
+    `GET /oauth/authorize?state=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: a\r\n\r\n`,
+  );
+  const broken = await exchange(port, 'GET /login HTTP/1.1\r\nHost: a\r\nBad Header Line\r\n\r\n');
+  for (const [answer, status, message] of [
+    [huge, 431, 'Request Header Fields Too Large.'],
+    [broken, 400, 'Bad Request.'],
+  ] as const) {
+    const [head, body] = answer.split('\r\n\r\n');
+    assert.match(head!, new RegExp(`^HTTP/1\\.1 ${status} `));
+    assert.match(head!, /^Content-Type: application\/json/im);
+    assert.deepEqual(JSON.parse(body!), { message });
+  }
+});

@@ -1,0 +1,27 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * What Node answers before any route sees a request — headers larger than Node's limit (16 KiB), a
+ * request line or header that does not parse, a client too slow for REQUEST_TIMEOUT — in the shape of
+ * every other error (docs/reference/errors.md: `{"message"}`), not Fastify's `{"error", "message",
+ * "statusCode"}`. Nothing of the request is echoed; the connection is closed, as Node does.
+ */
+const ANSWERS: Readonly<Record<string, [number, string]>> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout.'],
+};
+
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  // A reset connection, or one already gone: nobody to answer.
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, message] = ANSWERS[error.code ?? ''] ?? [400, 'Bad Request.'];
+  const body = JSON.stringify({ message });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
