@@ -304,15 +304,49 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
     }
   });
 
+  test('a body over BODY_LIMIT is 413 in RFC 6749’s shape, before the provider reads it', async () => {
+    const { app } = ctx();
+    for (const url of ['/oauth/token', '/oauth/introspect', '/oauth/revoke']) {
+      const response = await app.inject({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `token=${'x'.repeat(1024 * 1024 + 1)}`,
+      });
+      assert.equal(response.statusCode, 413, `${url}: ${response.body}`);
+      assert.equal(response.json().error, 'invalid_request');
+    }
+  });
+
+  test('HEAD on discovery, the JWKS and userinfo: the GET’s status and headers, no body', async () => {
+    const { app } = ctx();
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const address = app.server.address();
+    const base = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+    for (const path of [
+      '/.well-known/openid-configuration',
+      '/.well-known/oauth-authorization-server',
+      '/oauth/jwks',
+      '/oauth/userinfo',
+    ]) {
+      const [get, head] = [await fetch(`${base}${path}`), await fetch(`${base}${path}`, { method: 'HEAD' })];
+      assert.equal(head.status, get.status, path);
+      assert.equal(head.headers.get('content-type'), get.headers.get('content-type'), path);
+      assert.equal(head.headers.get('www-authenticate'), get.headers.get('www-authenticate'), path);
+      assert.equal(await head.text(), '', path);
+      await get.arrayBuffer();
+    }
+  });
+
   test('a wrong method on an endpoint programs call is 405 with Allow and an RFC 6749 error, whatever Accept says', async () => {
     // Before: a 405 page in HTML unless the client sent Accept: application/json.
     const { app } = ctx();
     for (const [method, url, allow] of [
       ['GET', '/oauth/token', 'POST, OPTIONS'],
-      ['PUT', '/oauth/userinfo', 'GET, POST, OPTIONS'],
+      ['PUT', '/oauth/userinfo', 'GET, HEAD, POST, OPTIONS'],
       ['GET', '/oauth/introspect', 'POST, OPTIONS'],
       ['DELETE', '/oauth/revoke', 'POST, OPTIONS'],
-      ['POST', '/oauth/jwks', 'GET, OPTIONS'],
+      ['POST', '/oauth/jwks', 'GET, HEAD, OPTIONS'],
     ] as const) {
       const response = await app.inject({ method, url, headers: { accept: 'text/html,*/*' } });
       assert.equal(response.statusCode, 405, `${method} ${url}`);

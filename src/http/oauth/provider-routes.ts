@@ -7,13 +7,13 @@ import { carryRequest } from './provider-request.ts';
 
 /** Every path the provider answers, with its methods (OPTIONS: its own CORS preflights). */
 const PROVIDER_PATHS: readonly [string, HTTPMethods[]][] = [
-  ['/.well-known/openid-configuration', ['GET', 'OPTIONS']],
-  ['/.well-known/oauth-authorization-server', ['GET', 'OPTIONS']],
-  [OAUTH_ROUTES.jwks, ['GET', 'OPTIONS']],
+  ['/.well-known/openid-configuration', ['GET', 'HEAD', 'OPTIONS']],
+  ['/.well-known/oauth-authorization-server', ['GET', 'HEAD', 'OPTIONS']],
+  [OAUTH_ROUTES.jwks, ['GET', 'HEAD', 'OPTIONS']],
   [OAUTH_ROUTES.authorization, ['GET']],
   [`${OAUTH_ROUTES.authorization}/:uid`, ['GET']],
   [OAUTH_ROUTES.token, ['POST', 'OPTIONS']],
-  [OAUTH_ROUTES.userinfo, ['GET', 'POST', 'OPTIONS']],
+  [OAUTH_ROUTES.userinfo, ['GET', 'HEAD', 'POST', 'OPTIONS']],
   [OAUTH_ROUTES.introspection, ['POST', 'OPTIONS']],
   [OAUTH_ROUTES.revocation, ['POST', 'OPTIONS']],
   [OAUTH_ROUTES.end_session, ['GET']],
@@ -54,9 +54,24 @@ export function providerRoutes(host: ProviderHost, direct: Readonly<Record<strin
   return async function routes(app: FastifyInstance) {
     const issuer = new URL(app.services.config.oidc.issuer);
     const scheme = issuer.protocol.slice(0, -1);
+    const bodyLimit = app.services.config.bodyLimitBytes;
     const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
+      // A body over BODY_LIMIT is 413, as on every other route, in RFC 6749's shape (the library would
+      // read 56 KiB of it and answer 400 "failed to parse the request body").
+      if (Number(request.headers['content-length'] ?? 0) > bodyLimit) {
+        return reply
+          .code(413)
+          .header('cache-control', 'no-store')
+          .send({
+            error: 'invalid_request',
+            error_description: `the request body is larger than ${bodyLimit} bytes`,
+          });
+      }
       const { callback } = await host.current();
       carryRequest(request);
+      // HEAD (discovery, JWKS, userinfo) is the library's GET: Node already knows not to send a body
+      // to a HEAD request (decided when the request arrived), so only the headers go out.
+      if (request.raw.method === 'HEAD') request.raw.method = 'GET';
       const headers = request.raw.headers;
       headers.host = issuer.host;
       headers['x-forwarded-proto'] = scheme;
