@@ -6,10 +6,13 @@ import * as client from 'openid-client';
 import { describeApp } from '../helpers/app.ts';
 import {
   basicAuth,
+  codeFlow,
   consentedTokens,
   introspectRequest,
   registerClient,
+  relyingParty,
   serviceParty,
+  signedInBrowser,
 } from '../helpers/oidc.ts';
 
 /**
@@ -87,6 +90,29 @@ await describeApp(
         token: tokens.access_token,
       });
       assert.equal(plus.statusCode, 401);
+    });
+
+    test('a public client cannot introspect, not even its own token: invalid_client, 401', async () => {
+      const app = ctx();
+      const user = await app.createUser();
+      const pub = await registerClient(app, { public: true });
+      const browser = await signedInBrowser(app, user.email, user.password);
+      const { tokens } = await codeFlow(browser, await relyingParty(app, pub), { scope: 'openid' });
+      const asPublic = (url: string) =>
+        app.app.inject({
+          method: 'POST',
+          url,
+          headers: { 'content-type': FORM },
+          payload: new URLSearchParams({ token: tokens.access_token, client_id: pub.clientId }).toString(),
+        });
+      const response = await asPublic('/oauth/introspect');
+      assert.equal(response.statusCode, 401, response.body);
+      assert.equal(response.json().error, 'invalid_client');
+      assert.match(String(response.headers['www-authenticate']), /^Basic realm=/);
+      assert.equal(response.json().active, undefined, 'nothing about the token');
+      // Revoking its own token stays open to it (RFC 7009 §2.1).
+      const revoked = await asPublic('/oauth/revoke');
+      assert.equal(revoked.statusCode, 200, revoked.body);
     });
 
     test('old secret after rotation, deleted client: refused', async () => {

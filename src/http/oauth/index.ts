@@ -9,7 +9,7 @@ import { DEVICE_CODE_GRANT, devicePollInterval } from './device-polling.ts';
 import { describedAuthorizationErrors, grantTypeNotAllowed } from './grant-errors.ts';
 import { interactionRoutes } from './interaction-routes.ts';
 import { introspectionDirect } from './introspection-direct.ts';
-import { invalidClientChallenge, providerHeaders } from './provider-headers.ts';
+import { authenticatedIntrospection, invalidClientChallenge, providerHeaders } from './provider-headers.ts';
 import { providerPages } from './provider-pages.ts';
 import { carriedRequest } from './provider-request.ts';
 import { providerRoutes } from './provider-routes.ts';
@@ -51,6 +51,7 @@ export async function oauthRoutes(app: FastifyInstance) {
       oauthCors(oauth.redirectOrigins),
       sessionSync(oauth.followSession, 'gatehouse_oidc_session'),
       invalidClientChallenge(config.oidc.issuer),
+      authenticatedIntrospection(),
       structuredTokens(oauth),
       // Outside the answers' rewrites below, so it counts the error the client was given.
       tokenMetrics(app.services.metrics),

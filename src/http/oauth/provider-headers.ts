@@ -93,3 +93,22 @@ export function sendAsProvider(reply: FastifyReply, body: Record<string, unknown
     .type('application/json; charset=utf-8')
     .send(body);
 }
+
+/**
+ * RFC 7662 §2.1: the introspection endpoint requires the caller to be authorized, and a public client
+ * has nothing to prove it with (its client_id is no secret). The library lets one introspect its own
+ * tokens with the client_id alone; Gatehouse answers it as any client that did not authenticate:
+ * invalid_client, 401 (docs/guides/oidc-provider.md "Introspection"). Revocation stays open to public
+ * clients, as RFC 7009 §2.1 has it.
+ */
+export function authenticatedIntrospection() {
+  return async function introspectionNeedsAuthentication(ctx: KoaContextWithOIDC, next: Next): Promise<void> {
+    await next();
+    if (ctx.oidc?.route !== 'introspection' || ctx.oidc.client?.clientAuthMethod !== 'none') return;
+    ctx.status = 401;
+    ctx.body = {
+      error: 'invalid_client',
+      error_description: 'a public client cannot authenticate at the introspection endpoint',
+    };
+  };
+}
