@@ -102,6 +102,18 @@ test('views take a view context: no file under src/http/**/views/ imports Fastif
   assert.deepEqual(fastify, []);
 });
 
+test('packages loaded on demand are imported at run time by lib/packages-on-demand.ts alone', () => {
+  // docs/contributing/architecture.md: imported at the top of a module, each start would load them.
+  const onDemand =
+    /^import\s+(?!type\s)[^'";]*from\s*['"](pg|mysql2(?:\/promise)?|ioredis|qrcode|@simplewebauthn\/server)['"]/m;
+  const importers = files
+    .filter((file) => onDemand.test(readFileSync(file, 'utf8')))
+    .map((file) => relative(ROOT, file));
+  assert.deepEqual(importers, []);
+  assert.ok(onDemand.test("import { Redis } from 'ioredis';"), 'the pattern sees a value import');
+  assert.ok(!onDemand.test("import type { Redis } from 'ioredis';"), 'and lets a type import be');
+});
+
 test('the import reader sees what the cycle check needs (a check that cannot see imports proves nothing)', () => {
   const text = [
     "import { a } from './a.ts';",
