@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -9,6 +9,7 @@ import type { Socket } from 'node:net';
  */
 const ANSWERS: Readonly<Record<string, [number, string]>> = {
   HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large.'],
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: [413, 'The request body is too large.'],
   ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout.'],
 };
 
@@ -17,7 +18,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Socket)
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const [status, message] = ANSWERS[error.code ?? ''] ?? [400, 'Bad Request.'];
   const body = JSON.stringify({ message });
-  if (socket.writable) {
+  // Not while an answer to an earlier request on this connection is on its way (keep-alive, or a body
+  // still arriving after an early 413): our bytes would land inside it. Node's own handler checks the same.
+  const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (socket.writable && !answering?.headersSent) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
         `Content-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`,

@@ -2,7 +2,7 @@ import type { Db } from '../db/schema.ts';
 import { SLUG_PATTERN } from './org-forms.ts';
 import { findMembership, findOrganizationBySlug } from './orgs.repository.ts';
 import type { OrganizationRow } from './orgs.table.ts';
-import { canDeleteOrganization, canManage } from './policy.ts';
+import { canActOn, canDeleteOrganization, canManage } from './policy.ts';
 
 /** An organization as one of its members reaches it, with that member's role. */
 export interface OrgAccess {
@@ -38,7 +38,7 @@ export type OrgAttempt = 'manage' | 'delete';
 
 /**
  * Why `userId` may not even attempt `attempt` on `slug` (and, for a member's new role, on member
- * `targetId`), or null. Asked before the request's input is validated or a password confirmation
+ * `targetId`: one of its members, and not an owner unless `userId` is one too), or null. Asked before the request's input is validated or a password confirmation
  * is demanded — the order of Laravel's route binding, authorization, then validation: a non-member gets
  * the 404 of an unknown slug and a member without the role 403 whatever they sent, never a 422 or a
  * 423 that answers differently for an organization that exists. The use case asks again, under the
@@ -56,7 +56,9 @@ export async function refusalBefore(
   const allowed = attempt === 'delete' ? canDeleteOrganization(access.role) : canManage(access.role);
   if (!allowed) return 'forbidden';
   if (targetId !== undefined && targetId !== userId) {
-    if ((await findMembership(db, access.organization.id, targetId)) === undefined) return 'not_found';
+    const target = await findMembership(db, access.organization.id, targetId);
+    if (target === undefined) return 'not_found';
+    if (!canActOn(access.role, target.role)) return 'forbidden';
   }
   return null;
 }

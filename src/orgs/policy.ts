@@ -27,15 +27,19 @@ export function canGrant(actor: string, role: string): boolean {
   return canManage(actor) && (actor === OWNER || role !== OWNER);
 }
 
+/** Whether `actor` may change anything about a member holding `role`: an owner is an owner's business. */
+export function canActOn(actor: string, role: string): boolean {
+  return canManage(actor) && (actor === OWNER || role !== OWNER);
+}
+
 /** Whether `actor` may change the role of a member holding `current` to `next`. */
 export function canChangeRole(actor: string, current: string, next: string): boolean {
-  return canGrant(actor, next) && (actor === OWNER || current !== OWNER);
+  return canGrant(actor, next) && canActOn(actor, current);
 }
 
 /** Whether `actor` may remove a member holding `role`; leaving (`self`) is every member's right. */
 export function canRemove(actor: string, role: string, self: boolean): boolean {
-  if (self) return true;
-  return canManage(actor) && (actor === OWNER || role !== OWNER);
+  return self || canActOn(actor, role);
 }
 
 /**

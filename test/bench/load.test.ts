@@ -51,7 +51,7 @@ test('a window with answers is measured once', async () => {
 // server still held the first window's logins, the second window's joined them past HASH_QUEUE_MAX and
 // were answered 503. The window measured again starts once what the last one left is answered.
 test('a window measured again starts after the server has answered what the last one left', async () => {
-  // One request at a time, 1.2 s each; a request arriving while three wait or run is refused (503).
+  // One request at a time, 1.5 s each; a request arriving while three wait or run is refused (503).
   const queue: (() => void)[] = [];
   let busy = false;
   const next = () => {
@@ -61,7 +61,7 @@ test('a window measured again starts after the server has answered what the last
       setTimeout(() => {
         work();
         next();
-      }, 1200);
+      }, 1500);
   };
   const { measured, lines } = await measureAgainst((_request, response) => {
     if (queue.length + (busy ? 1 : 0) >= 3) {

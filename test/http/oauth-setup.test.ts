@@ -315,6 +315,7 @@ await describeApp('oauth set-up: discovery, keys, clients', (ctx) => {
       });
       assert.equal(response.statusCode, 413, `${url}: ${response.body}`);
       assert.equal(response.json().error, 'invalid_request');
+      assert.equal(response.headers['connection'], 'close', 'nobody reads the rest of the body');
     }
   });
 

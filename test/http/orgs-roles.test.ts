@@ -68,6 +68,8 @@ await describeEachDialect(
         promote: await admin.json('PUT', `/orgs/${org.slug}/members/${member.user.id}`, { role: 'owner' }),
         promoteSelf: await admin.json('PUT', `/orgs/${org.slug}/members/me`, { role: 'owner' }),
         demoteOwner: await admin.json('PUT', `/orgs/${org.slug}/members/${owner.user.id}`, { role: 'admin' }),
+        // A role the owner cannot have is refused as the owner's business first (403, not 422).
+        touchOwner: await admin.json('PUT', `/orgs/${org.slug}/members/${owner.user.id}`, { role: '' }),
         removeOwner: await admin.json('DELETE', `/orgs/${org.slug}/members/${owner.user.id}`),
       };
       for (const [name, answer] of Object.entries(tries)) assert.equal(answer.statusCode, 403, name);

@@ -56,12 +56,15 @@ export function providerRoutes(host: ProviderHost, direct: Readonly<Record<strin
     const scheme = issuer.protocol.slice(0, -1);
     const bodyLimit = app.services.config.bodyLimitBytes;
     const handOver = async (request: FastifyRequest, reply: FastifyReply) => {
-      // A body over BODY_LIMIT is 413, as on every other route, in RFC 6749's shape (the library would
-      // read 56 KiB of it and answer 400 "failed to parse the request body").
+      // A body declared over BODY_LIMIT is 413, as on every other route, in RFC 6749's shape (the
+      // library would read 56 KiB of it and answer 400 "failed to parse the request body"; a chunked
+      // body, whose size nobody declares, still gets that 400 once it passes 56 KiB). The connection
+      // closes: the client may still be sending what nobody will read.
       if (Number(request.headers['content-length'] ?? 0) > bodyLimit) {
         return reply
           .code(413)
           .header('cache-control', 'no-store')
+          .header('connection', 'close')
           .send({
             error: 'invalid_request',
             error_description: `the request body is larger than ${bodyLimit} bytes`,
