@@ -35,37 +35,31 @@ export async function invitationRoutes(app: FastifyInstance) {
     return sendPage(reply, await page(request));
   });
 
-  formRoute(
-    app,
-    'POST',
-    '/orgs/:slug/invitations',
-    [web, mayAttempt('manage')],
-    async (request, reply: FastifyReply) => {
-      const slug = slugParam(request);
-      const render = (state: FormState) => page(request, state);
-      const validated = await validateForm(
-        request,
-        reply,
-        () =>
-          validate<{ email: string; role: string }>(request.body, invitationSchema(orgs.roles), request.t),
-        render,
-      );
-      if (!validated.ok) return validated.reply;
-      const result = await orgs.invite(
-        slug,
-        request.identity!.user.id,
-        { ...validated.value, locale: request.locale },
-        auditContext(request),
-      );
-      if (result.status === 'already_member' || result.status === 'already_invited') {
-        const message = request.t(`orgs.${result.status}`);
-        return refuseForm(request, reply, validationError({ email: [message] }, request.t), render);
-      }
-      if (result.status !== 'invited') return refuse(request, reply, result.status, 'role', async () => null);
-      if (expectsJson(request)) return reply.code(201).send(invitationJson(result.invitation));
-      return done(request, reply, `/orgs/${slug}/invitations`, request.t('orgs.invitation_sent'));
-    },
-  );
+  const inviting = [web, mayAttempt('manage')];
+  formRoute(app, 'POST', '/orgs/:slug/invitations', inviting, async (request, reply: FastifyReply) => {
+    const slug = slugParam(request);
+    const render = (state: FormState) => page(request, state);
+    const validated = await validateForm(
+      request,
+      reply,
+      () => validate<{ email: string; role: string }>(request.body, invitationSchema(orgs.roles), request.t),
+      render,
+    );
+    if (!validated.ok) return validated.reply;
+    const result = await orgs.invite(
+      slug,
+      request.identity!.user.id,
+      { ...validated.value, locale: request.locale },
+      auditContext(request),
+    );
+    if (result.status === 'already_member' || result.status === 'already_invited') {
+      const message = request.t(`orgs.${result.status}`);
+      return refuseForm(request, reply, validationError({ email: [message] }, request.t), render);
+    }
+    if (result.status !== 'invited') return refuse(request, reply, result.status, 'role', async () => null);
+    if (expectsJson(request)) return reply.code(201).send(invitationJson(result.invitation));
+    return done(request, reply, `/orgs/${slug}/invitations`, request.t('orgs.invitation_sent'));
+  });
 
   formRoute(app, 'DELETE', '/orgs/:slug/invitations/:id', [web], async (request, reply) => {
     const slug = slugParam(request);

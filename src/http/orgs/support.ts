@@ -45,9 +45,15 @@ export function mayAttempt(attempt: OrgAttempt, options: { member?: boolean } = 
     const targetId = member === 'me' ? userId : member;
     const { orgs } = request.server.services;
     const refusal = await orgs.refusalBefore(slugParam(request), userId, attempt, targetId);
-    if (refusal === 'not_found') throw new NotFoundError();
-    if (refusal === 'forbidden') throw new ForbiddenError();
+    if (refusal !== null) throwIfDenied(refusal);
   };
+}
+
+/** 404 for an unknown organization and a non-member alike (the same error, so the same bytes), 403 for
+ * a member whose role does not allow it; a `last_owner` refusal is left to the caller (422). */
+function throwIfDenied(refusal: OrgRefusal): void {
+  if (refusal === 'not_found') throw new NotFoundError();
+  if (refusal === 'forbidden') throw new ForbiddenError();
 }
 
 /**
@@ -63,8 +69,7 @@ export async function refuse(
   field: string,
   render: (error: string) => Promise<Html | null>,
 ): Promise<FastifyReply> {
-  if (refusal === 'not_found') throw new NotFoundError();
-  if (refusal === 'forbidden') throw new ForbiddenError();
+  throwIfDenied(refusal);
   const message = request.t('orgs.last_owner');
   if (expectsJson(request)) throw validationError({ [field]: [message] }, request.t);
   const page = await render(message);
